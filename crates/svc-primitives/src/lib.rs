@@ -1,0 +1,1 @@
+//! placeholder-free empty crate root; filled by the crate implementation

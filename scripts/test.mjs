@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// `npm test`: brings the build up to date, then runs the Rust tests (cargo test) and the
+// TypeScript tests (node's built-in runner) and fails if either fails.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const env = { ...process.env };
+env.CARGO_TARGET_DIR ??= path.join(env.SVC_CACHE_DIR ?? path.join(homedir(), '.cache', 'svc-node'), 'target');
+
+function run(title, cmd, args) {
+  process.stdout.write(`\n== ${title} ==\n`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, env });
+  if (r.status !== 0) {
+    process.stderr.write(`\n${title} failed (exit ${r.status ?? r.signal})\n`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+run('build', process.execPath, [path.join(root, 'scripts/setup.mjs')]);
+run('rust tests', 'cargo', ['test', '--release', '--workspace', '--exclude', 'svc-napi']);
+
+const testDir = path.join(root, 'dist', 'test');
+const only = process.argv.slice(2);
+const files = (existsSync(testDir) ? readdirSync(testDir) : [])
+  .filter((f) => f.endsWith('.test.js'))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort()
+  .map((f) => path.join('dist', 'test', f));
+if (files.length === 0) {
+  process.stderr.write('no TypeScript test files found under dist/test\n');
+  process.exit(1);
+}
+run('typescript tests', process.execPath, ['--test', '--test-concurrency=1', '--test-timeout=900000', ...files]);

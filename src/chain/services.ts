@@ -1,0 +1,52 @@
+// What the chain side offers to the serving layers (JSON-RPC now; WebSocket and explorer later).
+// Data flows one way: rpc -> chain -> native.
+import type { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Chain, DecodedTx, ProducedBlock } from '../native/index.js';
+import type { NodeConfig } from '../config.js';
+
+/** A transaction waiting in the pool. */
+export interface PooledTx {
+  raw: Buffer;
+  tx: DecodedTx;
+  /** Milliseconds since the epoch at admission (pool bookkeeping only, never consensus). */
+  receivedAt: number;
+}
+
+/** Error raised when the pool refuses a transaction; `message` is geth's text. */
+export class TxPoolError extends Error {
+  override readonly name = 'TxPoolError';
+}
+
+export interface Mempool {
+  /** Decode, validate and admit a raw signed transaction; returns its hash or throws TxPoolError. */
+  add(raw: Buffer): Buffer;
+  /** Next nonce for the address counting pool transactions (the `pending` tag). */
+  pendingNonce(address: Buffer): bigint;
+  /** A pool transaction by hash. */
+  get(hash: Buffer): PooledTx | undefined;
+  /** Hashes of every transaction in the pool (pending and queued), in admission order. */
+  hashes(): Buffer[];
+  /** Counts for txpool_status-like reporting. */
+  stats(): { pending: number; queued: number };
+}
+
+export interface NodeEvents extends EventEmitter {
+  on(event: 'block', listener: (block: ProducedBlock) => void): this;
+  on(event: 'pendingTransaction', listener: (hash: Buffer) => void): this;
+  emit(event: 'block', block: ProducedBlock): boolean;
+  emit(event: 'pendingTransaction', hash: Buffer): boolean;
+}
+
+/** Everything a serving layer needs from a running node. */
+export interface NodeServices {
+  config: NodeConfig;
+  chain: Chain;
+  mempool: Mempool;
+  events: NodeEvents;
+  log: Logger;
+  metrics: Registry;
+  /** Block number the node had when it started (for eth_syncing / node info). */
+  startingBlock: number;
+}

@@ -1,0 +1,22 @@
+// Node configuration, as resolved from flags and SVC_* environment variables by the CLI.
+import type { NetworkName } from './params.js';
+
+export interface NodeConfig {
+  network: NetworkName;
+  chainId: number;
+  dataDir: string;
+  rpcHost: string;
+  rpcPort: number;
+  wsPort: number;
+  explorerPort: number;
+  blockTimeMs: number;
+  logLevel: string;
+  /** Per-IP request rate limit of the public RPC (requests per second); 0 disables it. */
+  rpcRateLimit: number;
+  /** Exempt loopback clients from the rate limit (devnet default). */
+  rateLimitExemptLoopback: boolean;
+  /** Genesis file (JSON, format in src/chain/genesis.ts); required on mainnet, replaces the built-in genesis elsewhere. */
+  genesisFile?: string;
+  /** Block coinbase of the solo driver (0x address); devnet and testnet default to dev account 0. */
+  validatorAddress?: string;
+}

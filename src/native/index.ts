@@ -1,0 +1,214 @@
+// The one door to Rust. Every call into the core addon (crates/svc-napi) goes through this file.
+// Bytes cross as Buffer; balances, fees, values and gas as bigint; block numbers, timestamps and
+// indexes as number (all far below 2^53). Objects documented as "RPC-shaped" are produced in Rust
+// with geth's field names and 0x-hex quantities, ready to be sent as JSON-RPC results.
+import { createRequire } from 'node:module';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** One account of the genesis allocation. `initCode` is run at genesis and its return data becomes the code. */
+export interface GenesisAccount {
+  address: Buffer;
+  balance: bigint;
+  nonce?: bigint;
+  code?: Buffer;
+  initCode?: Buffer;
+  storage?: { slot: Buffer; value: Buffer }[];
+}
+
+export interface GenesisSpec {
+  chainId: number;
+  timestamp: number;
+  gasLimit: number;
+  baseFeePerGas: bigint;
+  coinbase: Buffer;
+  extraData: Buffer;
+  alloc: GenesisAccount[];
+}
+
+export interface ChainOptions {
+  /** Gas cap for eth_call / eth_estimateGas (geth's RPCGasCap). */
+  rpcGasCap: number;
+  /** Most blocks whose state stays readable for historical calls; 0 = archive (all). */
+  stateHistory: number;
+}
+
+export interface HeadInfo {
+  number: number;
+  hash: Buffer;
+  parentHash: Buffer;
+  timestamp: number;
+  gasLimit: number;
+  gasUsed: number;
+  baseFeePerGas: bigint;
+  stateRoot: Buffer;
+}
+
+/** A transaction decoded and its sender recovered, with the sender's account at the head. */
+export interface DecodedTx {
+  hash: Buffer;
+  from: Buffer;
+  to: Buffer | null;
+  /** 0 legacy, 1 EIP-2930, 2 EIP-1559. */
+  type: number;
+  /** null for a pre-EIP-155 legacy transaction. */
+  chainId: number | null;
+  nonce: bigint;
+  gasLimit: bigint;
+  /** legacy/2930: gasPrice; 1559: maxFeePerGas. */
+  maxFeePerGas: bigint;
+  /** legacy/2930: gasPrice; 1559: maxPriorityFeePerGas. */
+  maxPriorityFeePerGas: bigint;
+  value: bigint;
+  /** Intrinsic gas under Prague rules, including the EIP-7623 calldata floor. */
+  intrinsicGas: bigint;
+  /** Size of the raw encoding in bytes. */
+  size: number;
+  senderNonce: bigint;
+  senderBalance: bigint;
+}
+
+export interface ProduceBlockRequest {
+  timestamp: number;
+  coinbase: Buffer;
+  extraData: Buffer;
+  gasLimit: number;
+  /** Raw signed transactions in the order to execute. */
+  txs: Buffer[];
+  /** Senders already recovered by decodeTransaction, one per tx (same order). */
+  senders: Buffer[];
+}
+
+export interface RejectedTx {
+  hash: Buffer;
+  reason: string;
+}
+
+export interface ProducedBlock {
+  head: HeadInfo;
+  /** Hashes of the transactions included, in block order. */
+  included: Buffer[];
+  /** Transactions that could not be included (invalid at execution), with geth-style reasons. */
+  rejected: RejectedTx[];
+  /** Transactions skipped because the block ran out of gas; they stay in the pool. */
+  deferred: Buffer[];
+}
+
+export interface CallRequest {
+  from?: Buffer;
+  to?: Buffer;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Buffer;
+  nonce?: bigint;
+  accessList?: { address: Buffer; storageKeys: Buffer[] }[];
+}
+
+export interface CallResult {
+  /** 'success', 'revert' (output holds the revert data) or 'halt' (error names the reason). */
+  status: 'success' | 'revert' | 'halt';
+  output: Buffer;
+  gasUsed: bigint;
+  /** For 'halt' and for estimate failures: geth's text, e.g. "out of gas", "insufficient funds for gas * price + value". */
+  error?: string;
+}
+
+export interface EstimateResult {
+  status: 'success' | 'revert' | 'halt';
+  gas: bigint;
+  output: Buffer;
+  error?: string;
+}
+
+export interface LogFilter {
+  fromBlock: number;
+  toBlock: number;
+  addresses: Buffer[];
+  /** Per position: null = any, else any of the listed topics. */
+  topics: (Buffer[] | null)[];
+  /** Stop and report `truncated` once more than this many logs matched. */
+  limit: number;
+}
+
+export interface LogQueryResult {
+  /** RPC-shaped logs. */
+  logs: Record<string, unknown>[];
+  /** True when the limit was exceeded; `lastBlock` is then the last block fully scanned within it. */
+  truncated: boolean;
+  lastBlock: number;
+}
+
+export interface AccountState {
+  nonce: bigint;
+  balance: bigint;
+  codeHash: Buffer;
+}
+
+export type BlockSelector = { number: number } | { hash: Buffer };
+
+export interface FeeHistoryResult {
+  oldestBlock: number;
+  baseFeePerGas: bigint[];
+  gasUsedRatio: number[];
+  reward: bigint[][];
+}
+
+/** The chain database and execution engine, one per data directory. */
+export interface Chain {
+  head(): HeadInfo;
+  /** Base fee the next block will carry (EIP-1559 from the head). */
+  nextBaseFee(): bigint;
+  /** Decode a raw signed transaction, validate its signature (low s, EIP-155), recover the sender. Throws an Error whose message is geth's text ("rlp: ...", "invalid sender", "transaction type not supported"). */
+  decodeTransaction(raw: Buffer): DecodedTx;
+  /** RPC-shaped transaction object for a pool transaction (blockHash/blockNumber/transactionIndex null). */
+  pendingTransactionJson(raw: Buffer, from: Buffer): Record<string, unknown>;
+  /** Execute the transactions on the head state, seal the block and commit it in one atomic write. Runs off the main thread. */
+  produceBlock(req: ProduceBlockRequest): Promise<ProducedBlock>;
+  blockNumberByHash(hash: Buffer): number | null;
+  getBlock(sel: BlockSelector, fullTransactions: boolean): Record<string, unknown> | null;
+  getBlockTransactionCount(sel: BlockSelector): number | null;
+  getBlockReceipts(sel: BlockSelector): Record<string, unknown>[] | null;
+  getTransactionByHash(hash: Buffer): Record<string, unknown> | null;
+  getTransactionByBlockAndIndex(sel: BlockSelector, index: number): Record<string, unknown> | null;
+  getTransactionReceipt(hash: Buffer): Record<string, unknown> | null;
+  /** Account at the state after block `blockNumber`. Throws "historical state not available" when pruned. */
+  getAccount(address: Buffer, blockNumber: number): AccountState;
+  getCode(address: Buffer, blockNumber: number): Buffer;
+  getStorageAt(address: Buffer, slot: Buffer, blockNumber: number): Buffer;
+  call(req: CallRequest, blockNumber: number): Promise<CallResult>;
+  estimateGas(req: CallRequest, blockNumber: number): Promise<EstimateResult>;
+  getLogs(filter: LogFilter): Promise<LogQueryResult>;
+  /** RPC-shaped logs of one block, in order (for filters and subscriptions). */
+  getBlockLogs(blockNumber: number): Record<string, unknown>[];
+  feeHistory(newestBlock: number, blockCount: number, rewardPercentiles: number[]): FeeHistoryResult;
+  close(): void;
+}
+
+export interface CoreAddon {
+  Chain: { open(dataDir: string, genesis: GenesisSpec, options: ChainOptions): Chain };
+  keccak256(data: Buffer): Buffer;
+  blake3(data: Buffer): Buffer;
+  version(): string;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function findAddon(): string {
+  // dist/src/native -> repo root; src/native -> repo root
+  const candidates = [path.resolve(here, '../../../native'), path.resolve(here, '../../native')];
+  for (const dir of candidates) {
+    if (!existsSync(dir)) continue;
+    const file = readdirSync(dir).find((f) => f.startsWith('svc-core.') && f.endsWith('.node'));
+    if (file) return path.join(dir, file);
+  }
+  throw new Error('the svc-core native addon is not built: run `npm run build`');
+}
+
+const require = createRequire(import.meta.url);
+
+/** The loaded core addon (crates/svc-napi). */
+export const core: CoreAddon = require(findAddon()) as CoreAddon;
