@@ -21,7 +21,9 @@ function run(title, cmd, args) {
 }
 
 run('build', process.execPath, [path.join(root, 'scripts/setup.mjs')]);
-run('rust tests', 'cargo', ['test', '--release', '--workspace', '--exclude', 'svc-napi']);
+// napi-rs builds the addon with an explicit --target; testing with the same one reuses its artifacts.
+const host = spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout.match(/^host: (.+)$/m)?.[1];
+run('rust tests', 'cargo', ['test', '--release', '--workspace', '--exclude', 'svc-napi', ...(host ? ['--target', host] : [])]);
 
 const testDir = path.join(root, 'dist', 'test');
 const only = process.argv.slice(2);

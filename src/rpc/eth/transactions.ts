@@ -1,0 +1,43 @@
+// Transactions: lookups (mined, else pending in the pool), receipts, and eth_sendRawTransaction.
+import { TxPoolError } from '../../chain/services.js';
+import { blockSelectorOf } from '../block-tags.js';
+import { InvalidArgumentError, TransactionRejectedError } from '../errors.js';
+import { toData } from '../hex.js';
+import { method, required, type MethodTable } from '../method.js';
+import { parseBlockNumberOrTag, parseBytes, parseHash, parseIndex } from '../validate.js';
+
+export const transactionMethods: MethodTable = {
+  eth_getTransactionByHash: method([required(parseHash)], (ctx, [hash]) => {
+    const { chain, mempool } = ctx.services;
+    const mined = chain.getTransactionByHash(hash);
+    if (mined !== null) return mined;
+    const pooled = mempool.get(hash);
+    return pooled === undefined ? null : chain.pendingTransactionJson(pooled.raw, pooled.tx.from);
+  }),
+
+  eth_getTransactionReceipt: method([required(parseHash)], (ctx, [hash]) => ctx.services.chain.getTransactionReceipt(hash)),
+
+  eth_getTransactionByBlockNumberAndIndex: method(
+    [required(parseBlockNumberOrTag), required(parseIndex)],
+    (ctx, [block, index]) => {
+      const { chain } = ctx.services;
+      const sel = blockSelectorOf(chain, block);
+      return sel === null ? null : chain.getTransactionByBlockAndIndex(sel, index);
+    },
+  ),
+
+  eth_getTransactionByBlockHashAndIndex: method([required(parseHash), required(parseIndex)], (ctx, [hash, index]) =>
+    ctx.services.chain.getTransactionByBlockAndIndex({ hash }, index),
+  ),
+
+  eth_sendRawTransaction: method([required(parseBytes)], (ctx, [raw]) => {
+    if (raw.length === 0) throw new InvalidArgumentError(0, 'empty transaction');
+    try {
+      return toData(ctx.services.mempool.add(raw));
+    } catch (err) {
+      // The pool's texts are geth's ("nonce too low", "insufficient funds for gas * price + value"): keep them verbatim.
+      if (err instanceof TxPoolError) throw new TransactionRejectedError(err.message);
+      throw err;
+    }
+  }),
+};

@@ -1,0 +1,48 @@
+// How a JSON-RPC method is declared: its positional arguments (each a parser, required or optional)
+// and its implementation, which receives the parsed values. The dispatcher does the checking.
+import type { NodeServices } from '../chain/services.js';
+import type { GasPriceOracle } from './gas-price-oracle.js';
+import type { InstalledFilters } from './installed-filters.js';
+
+/** What every method implementation can reach. */
+export interface RpcContext {
+  services: NodeServices;
+  filters: InstalledFilters;
+  gasPrice: GasPriceOracle;
+}
+
+/** One positional argument: its parser, and whether it may be absent (absent or null -> undefined). */
+export interface Arg<T> {
+  parse(value: unknown): T;
+  required: boolean;
+}
+
+/** An argument that must be present and non-null. */
+export function required<T>(parse: (value: unknown) => T): Arg<T> {
+  return { parse, required: true };
+}
+
+/** An argument that may be left out or given as null. */
+export function optional<T>(parse: (value: unknown) => T): Arg<T | undefined> {
+  return { parse, required: false };
+}
+
+type ArgValues<A extends readonly Arg<unknown>[]> = { [K in keyof A]: A[K] extends Arg<infer T> ? T : never };
+
+/** A method as the dispatcher sees it. */
+export interface RpcMethod {
+  /** The positional arguments, or null for a method that reads none and accepts any params. */
+  args: readonly Arg<unknown>[] | null;
+  run(ctx: RpcContext, values: unknown[]): unknown;
+}
+
+/** Declares a method from its arguments and an implementation typed by them. */
+export function method<const A extends readonly Arg<unknown>[]>(
+  args: A,
+  run: (ctx: RpcContext, values: ArgValues<A>) => unknown,
+): RpcMethod {
+  return { args, run: run as RpcMethod['run'] };
+}
+
+/** A method table: name -> method. */
+export type MethodTable = Record<string, RpcMethod>;

@@ -1,0 +1,42 @@
+// The method table: every JSON-RPC method this node serves over HTTP, by namespace.
+import { blockMethods } from './eth/blocks.js';
+import { callMethods } from './eth/call.js';
+import { chainMethods } from './eth/chain.js';
+import { feeMethods } from './eth/fees.js';
+import { filterMethods } from './eth/filters.js';
+import { logMethods } from './eth/logs.js';
+import { stateMethods } from './eth/state.js';
+import { transactionMethods } from './eth/transactions.js';
+import { unsupportedMethods } from './eth/unsupported.js';
+import { method, type MethodTable } from './method.js';
+import { netMethods } from './net.js';
+import { web3Methods } from './web3.js';
+
+/** The table of eth_*, net_*, web3_* and rpc_modules; other namespaces (svc_*) are added by their owners. */
+export function rpcMethods(...extra: MethodTable[]): MethodTable {
+  const table: MethodTable = {
+    ...chainMethods,
+    ...stateMethods,
+    ...blockMethods,
+    ...transactionMethods,
+    ...callMethods,
+    ...feeMethods,
+    ...logMethods,
+    ...filterMethods,
+    ...unsupportedMethods,
+    ...netMethods,
+    ...web3Methods,
+  };
+  for (const more of extra) {
+    for (const [name, m] of Object.entries(more)) {
+      if (name in table) throw new Error(`JSON-RPC method ${name} is defined twice`);
+      table[name] = m;
+    }
+  }
+  // geth's rpc_modules: the namespaces served, each at version "1.0".
+  const modules = Object.fromEntries(
+    [...new Set(Object.keys(table).map((name) => name.slice(0, name.indexOf('_'))))].sort().map((ns) => [ns, '1.0']),
+  );
+  table.rpc_modules = method([], () => ({ ...modules, rpc: '1.0' }));
+  return table;
+}

@@ -1,0 +1,180 @@
+// JSON-RPC 2.0 over any transport: payload parsing, request validation, batches, dispatch, ids.
+import type { Logger } from 'pino';
+import { rpc } from '../params.js';
+import {
+  BatchTooLargeError,
+  EmptyBatchError,
+  InternalError,
+  InvalidArgumentError,
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  MissingArgumentError,
+  ParseError,
+  ResponseTooLargeError,
+  RpcError,
+  TooManyArgumentsError,
+  type RpcErrorObject,
+} from './errors.js';
+import { UNKNOWN_METHOD, type RpcMetrics } from './metrics.js';
+import type { Arg, MethodTable, RpcContext } from './method.js';
+import { InvalidValueError } from './validate.js';
+
+/** A request id: the spec allows a string, a number or null (a null id is a real request and is answered). */
+export type RpcId = string | number | null;
+
+export type RpcResponse =
+  | { jsonrpc: '2.0'; id: RpcId; result: unknown }
+  | { jsonrpc: '2.0'; id: RpcId; error: RpcErrorObject };
+
+/** A request body, read: answered already (bad JSON, bad batch), one message, or a batch of them. */
+export type Payload =
+  | { kind: 'rejected'; body: string }
+  | { kind: 'single'; message: unknown }
+  | { kind: 'batch'; messages: unknown[] };
+
+function failure(id: RpcId, error: RpcError): RpcResponse {
+  return { jsonrpc: '2.0', id, error: error.toObject() };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isValidId(id: unknown): id is RpcId {
+  return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+}
+
+/** Parses a body into a payload; invalid JSON, an empty batch and an oversized batch are answered here. */
+export function parsePayload(text: string): Payload {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: 'rejected', body: JSON.stringify(failure(null, new ParseError())) };
+  }
+  if (!Array.isArray(value)) return { kind: 'single', message: value };
+  if (value.length === 0) return { kind: 'rejected', body: JSON.stringify(failure(null, new EmptyBatchError())) };
+  if (value.length > rpc.maxBatchItems) {
+    // geth: one error in an array, carrying the id of the first call, since a batch has no id of its own.
+    const first = value.find((m) => isObject(m) && 'id' in m && isValidId(m.id)) as { id: RpcId } | undefined;
+    const error = new BatchTooLargeError(value.length, rpc.maxBatchItems);
+    return { kind: 'rejected', body: JSON.stringify([failure(first?.id ?? null, error)]) };
+  }
+  return { kind: 'batch', messages: value };
+}
+
+/** Positional params checked against a method's arguments and parsed. */
+function decodeArgs(args: readonly Arg<unknown>[] | null, params: unknown): unknown[] {
+  let list: unknown[];
+  if (params === undefined || params === null) list = [];
+  else if (Array.isArray(params)) list = params;
+  else throw new InvalidParamsError('non-array args: params must be an array');
+  if (args === null) return list;
+  if (list.length > args.length) throw new TooManyArgumentsError(args.length);
+  return args.map((arg, i) => {
+    const value = list[i];
+    if (value === undefined || value === null) {
+      if (arg.required) throw new MissingArgumentError(i);
+      return undefined;
+    }
+    try {
+      return arg.parse(value);
+    } catch (err) {
+      if (err instanceof InvalidValueError) throw new InvalidArgumentError(i, err.reason);
+      throw err;
+    }
+  });
+}
+
+/** Validates requests, runs methods from the table and shapes responses. */
+export class RpcDispatcher {
+  constructor(
+    private readonly table: MethodTable,
+    private readonly ctx: RpcContext,
+    private readonly metrics: RpcMetrics,
+    private readonly log: Logger,
+  ) {}
+
+  /** The serialized answer to a payload, or null when nothing is to be sent (notifications only). */
+  async respond(payload: Payload): Promise<string | null> {
+    if (payload.kind === 'rejected') return payload.body;
+    if (payload.kind === 'single') {
+      const response = await this.answer(payload.message);
+      return response === null ? null : this.serialize(response);
+    }
+    return this.respondToBatch(payload.messages);
+  }
+
+  /** Answers one request; null for a notification (a valid request without an id member). */
+  async answer(message: unknown): Promise<RpcResponse | null> {
+    if (!isObject(message)) return failure(null, new InvalidRequestError('invalid request: expected a request object'));
+    const hasId = 'id' in message;
+    if (hasId && !isValidId(message.id)) {
+      return failure(null, new InvalidRequestError('invalid request: id must be a string, a number or null'));
+    }
+    const id: RpcId = hasId ? (message.id as RpcId) : null;
+    if (message.jsonrpc !== '2.0') return failure(id, new InvalidRequestError('invalid request: jsonrpc must be "2.0"'));
+    if (typeof message.method !== 'string' || message.method.length === 0) {
+      return failure(id, new InvalidRequestError('invalid request: method must be a non-empty string'));
+    }
+    const response = await this.call(id, message.method, message.params);
+    return hasId ? response : null;
+  }
+
+  /** Answers a batch in order, one call after another as geth does, within the response size cap. */
+  private async respondToBatch(messages: unknown[]): Promise<string | null> {
+    const parts: string[] = [];
+    let bytes = 0;
+    let tooLarge = false;
+    for (const message of messages) {
+      if (tooLarge) {
+        // geth: once the cap is passed, calls still waiting are answered with an error and not run.
+        if (isObject(message) && 'id' in message && isValidId(message.id)) {
+          parts.push(this.serialize(failure(message.id, new ResponseTooLargeError())));
+        }
+        continue;
+      }
+      const response = await this.answer(message);
+      if (response === null) continue;
+      const text = this.serialize(response);
+      parts.push(text);
+      bytes += Buffer.byteLength(text);
+      if (bytes > rpc.maxBatchResponseBytes) tooLarge = true;
+    }
+    return parts.length === 0 ? null : `[${parts.join(',')}]`;
+  }
+
+  private async call(id: RpcId, name: string, params: unknown): Promise<RpcResponse> {
+    const started = performance.now();
+    // Own properties only: "constructor" or "__proto__" are not methods.
+    const method = Object.hasOwn(this.table, name) ? this.table[name] : undefined;
+    let response: RpcResponse;
+    try {
+      if (method === undefined) throw new MethodNotFoundError(name);
+      const result = await method.run(this.ctx, decodeArgs(method.args, params));
+      response = { jsonrpc: '2.0', id, result: result === undefined ? null : result };
+    } catch (err) {
+      response = failure(id, this.toRpcError(err, name));
+    }
+    const status = 'error' in response ? String(response.error.code) : 'ok';
+    this.metrics.observeCall(method === undefined ? UNKNOWN_METHOD : name, status, (performance.now() - started) / 1000);
+    return response;
+  }
+
+  private toRpcError(err: unknown, method: string): RpcError {
+    if (err instanceof RpcError) return err;
+    this.log.error({ err, method }, 'JSON-RPC method failed');
+    return new InternalError(err instanceof Error ? err.message : String(err));
+  }
+
+  private serialize(response: RpcResponse): string {
+    try {
+      return JSON.stringify(response);
+    } catch (err) {
+      // A result that cannot be written (a bigint that escaped formatting) is a node fault, not the client's.
+      this.log.error({ err }, 'JSON-RPC result could not be serialized');
+      return JSON.stringify(failure(response.id, new InternalError('result could not be serialized')));
+    }
+  }
+}
