@@ -104,3 +104,10 @@ export const rpcErrorCode = {
   limitExceeded: -32005,
   executionReverted: 3,
 } as const;
+
+export const logging = {
+  /** Log output held while stdout cannot take it; beyond this, lines are dropped rather than stalling the node. */
+  maxBufferedBytes: 16 * 1024 * 1024,
+  /** On shutdown, how long buffered log lines may take to reach stdout before they are dropped. */
+  closeTimeoutMs: 2000,
+} as const;

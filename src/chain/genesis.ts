@@ -1,0 +1,239 @@
+// Genesis of each network, as the spec handed to core.Chain.open. Genesis is a pure function of the
+// network (or of the genesis file), so every start of a data directory sees the same genesis hash.
+//
+// devnet and testnet: chain id from params, the first 10 accounts of the standard test mnemonic
+// funded as Hardhat and anvil fund them, and Multicall3 at its canonical address.
+//
+// mainnet: no dev accounts, because their keys are public. Its genesis is a JSON file given with
+// --genesis <file> (SVC_GENESIS) that holds the launch allocation; the node refuses to start
+// mainnet without one. The file's format (quantities are JSON numbers, decimal strings or 0x-hex):
+//   {
+//     "chainId": 9001,                          required, must equal the network's chain id
+//     "timestamp": 1767225600,                  required, unix seconds
+//     "gasLimit": 300000000,                    optional, default params.chain.blockGasLimit
+//     "baseFeePerGas": "0x3b9aca00",            optional, default params.chain.genesisBaseFeePerGas
+//     "coinbase": "0x00…00",                    optional, default the zero address
+//     "extraData": "0x…",                       optional, at most 32 bytes
+//     "alloc": { "0x<address>": { "balance": "…", "nonce": "…", "code": "0x…",
+//                                 "storage": { "0x<slot>": "0x<value>" } } }
+//   }
+// Multicall3 is part of every svc network (dev tools expect it at its canonical address), so the
+// node adds it to a file's allocation unless the file allocates that address itself.
+import { readFileSync } from 'node:fs';
+import { mnemonicToSeedSync } from '@scure/bip39';
+import { HDKey } from '@scure/bip32';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import type { GenesisAccount, GenesisSpec } from '../native/index.js';
+import type { NodeConfig } from '../config.js';
+import { CHAIN_ID, chain as chainParams, type NetworkName } from '../params.js';
+import { addressOfPublicKey, checksumAddress, parseAddress } from './address.js';
+import { MULTICALL3_INIT_CODE } from './multicall3.js';
+
+/** One prefunded development account: its address and its (public, test-only) private key. */
+export interface DevAccount {
+  index: number;
+  /** EIP-55 checksummed address. */
+  address: string;
+  addressBytes: Buffer;
+  privateKey: `0x${string}`;
+  balance: bigint;
+}
+
+/** Raised for a genesis file that cannot be read or does not follow the format above. */
+export class GenesisFileError extends Error {
+  override readonly name = 'GenesisFileError';
+  constructor(readonly file: string, reason: string) {
+    super(`genesis file ${file}: ${reason}`);
+  }
+}
+
+/** Raised when a network cannot start from the genesis it was given (e.g. mainnet without a file). */
+export class GenesisUnavailableError extends Error {
+  override readonly name = 'GenesisUnavailableError';
+}
+
+let devAccountCache: readonly DevAccount[] | undefined;
+
+/** The first params.chain.devAccountCount accounts of the standard test mnemonic (derived once, then cached). */
+export function devAccounts(): readonly DevAccount[] {
+  if (devAccountCache) return devAccountCache;
+  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(chainParams.devMnemonic));
+  const accounts: DevAccount[] = [];
+  for (let index = 0; index < chainParams.devAccountCount; index++) {
+    const key = root.derive(`${chainParams.devDerivationPath}${index}`);
+    if (!key.privateKey) throw new Error(`dev account ${index}: derivation gave no private key`);
+    const addressBytes = addressOfPublicKey(secp256k1.getPublicKey(key.privateKey, false));
+    accounts.push({
+      index,
+      address: checksumAddress(addressBytes),
+      addressBytes,
+      privateKey: `0x${Buffer.from(key.privateKey).toString('hex')}`,
+      balance: chainParams.devAccountBalance,
+    });
+  }
+  devAccountCache = Object.freeze(accounts);
+  return devAccountCache;
+}
+
+function multicall3Account(): GenesisAccount {
+  return {
+    address: parseAddress(chainParams.multicall3Address),
+    balance: 0n,
+    initCode: Buffer.from(MULTICALL3_INIT_CODE.slice(2), 'hex'),
+  };
+}
+
+/** Built-in genesis of a development network: dev accounts funded, Multicall3 deployed. */
+export function devGenesis(network: 'devnet' | 'testnet'): GenesisSpec {
+  const alloc: GenesisAccount[] = devAccounts().map((a) => ({ address: a.addressBytes, balance: a.balance }));
+  alloc.push(multicall3Account());
+  return {
+    chainId: CHAIN_ID[network],
+    timestamp: chainParams.genesisTimestamp[network],
+    gasLimit: chainParams.blockGasLimit,
+    baseFeePerGas: chainParams.genesisBaseFeePerGas,
+    coinbase: Buffer.alloc(20),
+    extraData: Buffer.from(`svc ${network}`, 'utf8'),
+    alloc: sortAlloc(alloc),
+  };
+}
+
+/** Read a genesis file (format at the top of this file) for a network with the given chain id. */
+export function loadGenesisFile(file: string, expectedChainId: number): GenesisSpec {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new GenesisFileError(file, `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new GenesisFileError(file, `not valid JSON (${(err as Error).message})`);
+  }
+  return parseGenesisJson(json, expectedChainId, file);
+}
+
+/** Validate a parsed genesis document; `source` names it in error messages. */
+export function parseGenesisJson(json: unknown, expectedChainId: number, source: string): GenesisSpec {
+  const fail = (reason: string): never => {
+    throw new GenesisFileError(source, reason);
+  };
+  if (!isObject(json)) return fail('expected a JSON object');
+  const known = new Set(['chainId', 'timestamp', 'gasLimit', 'baseFeePerGas', 'coinbase', 'extraData', 'alloc']);
+  for (const key of Object.keys(json)) if (!known.has(key)) fail(`unknown field "${key}"`);
+
+  const chainId = quantity(json.chainId, 'chainId', fail, true);
+  if (chainId !== BigInt(expectedChainId)) fail(`chainId is ${chainId}, this network's chain id is ${expectedChainId}`);
+  const timestamp = quantity(json.timestamp, 'timestamp', fail, true);
+  if (timestamp > BigInt(Number.MAX_SAFE_INTEGER)) fail('timestamp is out of range');
+  const gasLimit = json.gasLimit === undefined ? BigInt(chainParams.blockGasLimit) : quantity(json.gasLimit, 'gasLimit', fail, true);
+  if (gasLimit === 0n || gasLimit > BigInt(Number.MAX_SAFE_INTEGER)) fail('gasLimit is out of range');
+  const baseFeePerGas =
+    json.baseFeePerGas === undefined ? chainParams.genesisBaseFeePerGas : quantity(json.baseFeePerGas, 'baseFeePerGas', fail, true);
+  const coinbase = json.coinbase === undefined ? Buffer.alloc(20) : address(json.coinbase, 'coinbase', fail);
+  const extraData = json.extraData === undefined ? Buffer.alloc(0) : hexBytes(json.extraData, 'extraData', fail);
+  if (extraData.length > 32) fail(`extraData is ${extraData.length} bytes, at most 32 are allowed`);
+
+  if (!isObject(json.alloc)) return fail('"alloc" must be an object keyed by address');
+  const alloc: GenesisAccount[] = [];
+  const seen = new Set<string>();
+  for (const [key, entry] of Object.entries(json.alloc)) {
+    const addr = address(key.startsWith('0x') ? key : `0x${key}`, `alloc key ${key}`, fail);
+    const id = addr.toString('hex');
+    if (seen.has(id)) fail(`alloc lists ${key} twice`);
+    seen.add(id);
+    alloc.push(allocEntry(addr, entry, `alloc[${key}]`, fail));
+  }
+  if (!seen.has(parseAddress(chainParams.multicall3Address).toString('hex'))) alloc.push(multicall3Account());
+
+  return {
+    chainId: Number(chainId),
+    timestamp: Number(timestamp),
+    gasLimit: Number(gasLimit),
+    baseFeePerGas,
+    coinbase,
+    extraData,
+    alloc: sortAlloc(alloc),
+  };
+}
+
+/** The genesis a node configuration starts from: its file when given, else the network's built-in one. */
+export function resolveGenesis(config: Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile'>): GenesisSpec {
+  if (config.genesisFile) return loadGenesisFile(config.genesisFile, config.chainId);
+  if (config.network === 'mainnet') {
+    throw new GenesisUnavailableError(
+      'mainnet has no built-in genesis: pass its genesis file with --genesis <file> (or SVC_GENESIS)',
+    );
+  }
+  return devGenesis(config.network);
+}
+
+/** Whether a network is a development network whose dev accounts are funded and may be shown. */
+export function hasDevAccounts(network: NetworkName, genesisFile: string | undefined): boolean {
+  return network !== 'mainnet' && !genesisFile;
+}
+
+type Fail = (reason: string) => never;
+
+function allocEntry(addr: Buffer, entry: unknown, where: string, fail: Fail): GenesisAccount {
+  if (!isObject(entry)) return fail(`${where} must be an object`);
+  for (const key of Object.keys(entry)) {
+    if (!['balance', 'nonce', 'code', 'storage'].includes(key)) fail(`${where}: unknown field "${key}"`);
+  }
+  const account: GenesisAccount = { address: addr, balance: quantity(entry.balance ?? 0, `${where}.balance`, fail, false) };
+  if (entry.nonce !== undefined) account.nonce = quantity(entry.nonce, `${where}.nonce`, fail, false);
+  if (entry.code !== undefined) account.code = hexBytes(entry.code, `${where}.code`, fail);
+  if (entry.storage !== undefined) {
+    if (!isObject(entry.storage)) fail(`${where}.storage must be an object of slot -> value`);
+    account.storage = Object.entries(entry.storage as Record<string, unknown>)
+      .map(([slot, value]) => ({
+        slot: word(slot, `${where}.storage key ${slot}`, fail),
+        value: word(value, `${where}.storage[${slot}]`, fail),
+      }))
+      .sort((a, b) => Buffer.compare(a.slot, b.slot));
+  }
+  return account;
+}
+
+function sortAlloc(alloc: GenesisAccount[]): GenesisAccount[] {
+  return alloc.sort((a, b) => Buffer.compare(a.address, b.address));
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function quantity(v: unknown, field: string, fail: Fail, required: boolean): bigint {
+  if (v === undefined) return required ? fail(`"${field}" is required`) : 0n;
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v) || v < 0) fail(`"${field}" must be a non-negative integer`);
+    return BigInt(v);
+  }
+  if (typeof v === 'string' && (/^0x[0-9a-fA-F]+$/.test(v) || /^[0-9]+$/.test(v))) {
+    const n = BigInt(v);
+    if (n >= 1n << 256n) fail(`"${field}" does not fit in 256 bits`);
+    return n;
+  }
+  return fail(`"${field}" must be a number, a decimal string or a 0x-hex string`);
+}
+
+function hexBytes(v: unknown, field: string, fail: Fail): Buffer {
+  if (typeof v !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(v)) return fail(`"${field}" must be 0x-prefixed hex bytes`);
+  return Buffer.from(v.slice(2), 'hex');
+}
+
+function word(v: unknown, field: string, fail: Fail): Buffer {
+  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(v)) return fail(`"${field}" must be 0x-hex of at most 32 bytes`);
+  return Buffer.from(v.slice(2).padStart(64, '0'), 'hex');
+}
+
+function address(v: unknown, field: string, fail: Fail): Buffer {
+  if (typeof v !== 'string') return fail(`"${field}" must be a 0x address`);
+  try {
+    return parseAddress(v);
+  } catch (err) {
+    return fail(`${field}: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,382 @@
+// The transaction pool: admission with geth's checks and error texts, pending/queued per sender,
+// fee-ordered selection for the block builder, and cleanup after each block.
+// Every lookup is keyed by latin1 strings of the raw bytes, so admission costs O(1) map work
+// besides the native decode (signature recovery dominates).
+import type { Chain, DecodedTx, ProducedBlock } from '../native/index.js';
+import { chain as chainParams, mempool as poolParams } from '../params.js';
+import { checksumAddress } from './address.js';
+import { TxPoolError, type Mempool as MempoolApi, type NodeEvents, type PooledTx } from './services.js';
+import { TipHeap } from './tip-heap.js';
+
+/** The pool's limits; every field defaults to params. */
+export interface MempoolLimits {
+  globalSlots: number;
+  accountSlots: number;
+  maxNonceGap: bigint;
+  priceBumpPercent: bigint;
+  maxTxSizeBytes: number;
+  queuedLifetimeMs: number;
+  queuedSweepIntervalMs: number;
+  blockGasLimit: number;
+}
+
+export interface MempoolOptions {
+  chain: Chain;
+  chainId: number;
+  events: NodeEvents;
+  limits?: Partial<MempoolLimits>;
+  /** Wall clock for pool housekeeping (admission time, queued lifetime); never used for consensus. */
+  now?: () => number;
+}
+
+/** A pool transaction with the bookkeeping the pool needs. */
+class PoolEntry implements PooledTx {
+  constructor(
+    readonly raw: Buffer,
+    readonly tx: DecodedTx,
+    readonly receivedAt: number,
+    readonly key: string,
+    readonly account: SenderAccount,
+    /** gasLimit * maxFeePerGas + value: the most the transaction can take from the sender. */
+    readonly cost: bigint,
+  ) {}
+}
+
+/** One sender's transactions by nonce; those from `stateNonce` up to `nextNonce` are pending, the rest queued. */
+class SenderAccount {
+  readonly txs = new Map<bigint, PoolEntry>();
+  /** Sum of the costs of `txs`. */
+  spent = 0n;
+  /** First nonce at or above stateNonce that the pool does not hold. */
+  nextNonce: bigint;
+  lastActivity: number;
+
+  constructor(
+    readonly key: string,
+    readonly address: Buffer,
+    public stateNonce: bigint,
+    now: number,
+  ) {
+    this.nextNonce = stateNonce;
+    this.lastActivity = now;
+  }
+
+  get pending(): number {
+    return Number(this.nextNonce - this.stateNonce);
+  }
+
+  get queued(): number {
+    return this.txs.size - this.pending;
+  }
+
+  /** Advance nextNonce over the contiguous run of held nonces. */
+  extendRun(): void {
+    while (this.txs.has(this.nextNonce)) this.nextNonce++;
+  }
+}
+
+/** Effective tip a transaction pays the coinbase at the given base fee. */
+export function effectiveTip(tx: DecodedTx, baseFee: bigint): bigint {
+  const headroom = tx.maxFeePerGas - baseFee;
+  return tx.maxPriorityFeePerGas < headroom ? tx.maxPriorityFeePerGas : headroom;
+}
+
+interface Candidate {
+  entry: PoolEntry;
+  tip: bigint;
+}
+
+const candidateBefore = (a: Candidate, b: Candidate): boolean =>
+  a.tip !== b.tip ? a.tip > b.tip : a.entry.receivedAt < b.entry.receivedAt;
+
+/** The node's transaction pool (see services.ts for the contract the RPC layer uses). */
+export class Mempool implements MempoolApi {
+  private readonly chain: Chain;
+  private readonly chainId: number;
+  private readonly events: NodeEvents;
+  private readonly limits: MempoolLimits;
+  private readonly now: () => number;
+  private readonly byHash = new Map<string, PoolEntry>();
+  private readonly senders = new Map<string, SenderAccount>();
+  /** Senders holding at least one pending transaction. */
+  private readonly executable = new Set<SenderAccount>();
+  private pendingCount = 0;
+  private lastSweep: number;
+
+  constructor(options: MempoolOptions) {
+    this.chain = options.chain;
+    this.chainId = options.chainId;
+    this.events = options.events;
+    this.limits = {
+      globalSlots: poolParams.globalSlots,
+      accountSlots: poolParams.accountSlots,
+      maxNonceGap: poolParams.maxNonceGap,
+      priceBumpPercent: poolParams.priceBumpPercent,
+      maxTxSizeBytes: poolParams.maxTxSizeBytes,
+      queuedLifetimeMs: poolParams.queuedLifetimeMs,
+      queuedSweepIntervalMs: poolParams.queuedSweepIntervalMs,
+      blockGasLimit: chainParams.blockGasLimit,
+      ...options.limits,
+    };
+    this.now = options.now ?? Date.now;
+    this.lastSweep = this.now();
+  }
+
+  /** Transactions held, pending and queued. */
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  add(raw: Buffer): Buffer {
+    const limits = this.limits;
+    if (raw.length > limits.maxTxSizeBytes) {
+      throw new TxPoolError(`oversized data: transaction size ${raw.length}, limit ${limits.maxTxSizeBytes}`);
+    }
+    let tx: DecodedTx;
+    try {
+      tx = this.chain.decodeTransaction(raw);
+    } catch (err) {
+      throw new TxPoolError(err instanceof Error ? err.message : String(err));
+    }
+    if (tx.chainId === null) throw new TxPoolError('only replay-protected (EIP-155) transactions allowed over RPC');
+    if (tx.chainId !== this.chainId) throw new TxPoolError('invalid chain id for signer');
+
+    const key = tx.hash.toString('latin1');
+    if (this.byHash.has(key)) throw new TxPoolError('already known');
+
+    const senderKey = tx.from.toString('latin1');
+    const account = this.senders.get(senderKey);
+    // The decoded tx carries the sender's state at the head, which may be newer than the pool's view.
+    const stateNonce = account && account.stateNonce > tx.senderNonce ? account.stateNonce : tx.senderNonce;
+    if (tx.nonce < stateNonce) throw new TxPoolError(`nonce too low: next nonce ${stateNonce}, tx nonce ${tx.nonce}`);
+    const next = this.nextNonceFrom(account, stateNonce);
+    if (tx.nonce > next + limits.maxNonceGap) {
+      throw new TxPoolError(`nonce too high: next nonce ${next}, tx nonce ${tx.nonce}, allowed gap ${limits.maxNonceGap}`);
+    }
+    if (tx.gasLimit > BigInt(limits.blockGasLimit)) throw new TxPoolError('exceeds block gas limit');
+    if (tx.gasLimit < tx.intrinsicGas) {
+      throw new TxPoolError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${tx.intrinsicGas}`);
+    }
+    if (tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
+      throw new TxPoolError('max priority fee per gas higher than max fee per gas');
+    }
+    const baseFee = this.chain.nextBaseFee();
+    if (tx.maxFeePerGas < baseFee) {
+      throw new TxPoolError(
+        `max fee per gas less than block base fee: address ${checksumAddress(tx.from)}, maxFeePerGas: ${tx.maxFeePerGas}, baseFee: ${baseFee}`,
+      );
+    }
+    const cost = tx.gasLimit * tx.maxFeePerGas + tx.value;
+    const balance = tx.senderBalance;
+    if (balance < cost) {
+      throw new TxPoolError(
+        `insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}, overshot ${cost - balance}`,
+      );
+    }
+    const replaced = account?.txs.get(tx.nonce);
+    if (account) {
+      const spent = this.liveSpent(account, stateNonce);
+      const added = replaced ? cost - replaced.cost : cost;
+      if (balance < spent + added) {
+        throw new TxPoolError(
+          `insufficient funds for gas * price + value: balance ${balance}, queued cost ${spent}, tx cost ${added}, overshot ${spent + added - balance}`,
+        );
+      }
+    }
+    if (replaced && !this.bumpsEnough(replaced.tx, tx)) throw new TxPoolError('replacement transaction underpriced');
+    if (!replaced) {
+      if (account && account.txs.size >= limits.accountSlots) throw new TxPoolError('txpool is full');
+      if (this.byHash.size >= limits.globalSlots) throw new TxPoolError('txpool is full');
+    }
+
+    const now = this.now();
+    const sender = account ?? new SenderAccount(senderKey, tx.from, stateNonce, now);
+    if (!account) this.senders.set(senderKey, sender);
+    const before = sender.pending;
+    if (replaced) this.detach(replaced);
+    if (stateNonce > sender.stateNonce) this.dropBelow(sender, stateNonce);
+    sender.lastActivity = now;
+    const entry = new PoolEntry(raw, tx, now, key, sender, cost);
+    sender.txs.set(tx.nonce, entry);
+    sender.spent += cost;
+    this.byHash.set(key, entry);
+    sender.extendRun();
+    this.recount(sender, before);
+    this.events.emit('pendingTransaction', tx.hash);
+    return tx.hash;
+  }
+
+  pendingNonce(address: Buffer): bigint {
+    const account = this.senders.get(address.toString('latin1'));
+    if (account) return account.nextNonce;
+    return this.chain.getAccount(address, this.chain.head().number).nonce;
+  }
+
+  get(hash: Buffer): PooledTx | undefined {
+    return this.byHash.get(hash.toString('latin1'));
+  }
+
+  hashes(): Buffer[] {
+    const out: Buffer[] = [];
+    for (const entry of this.byHash.values()) out.push(entry.tx.hash);
+    return out;
+  }
+
+  stats(): { pending: number; queued: number } {
+    return { pending: this.pendingCount, queued: this.byHash.size - this.pendingCount };
+  }
+
+  /** Pending and queued transactions of one sender, in nonce order. */
+  senderTransactions(address: Buffer): { pending: PooledTx[]; queued: PooledTx[] } {
+    const account = this.senders.get(address.toString('latin1'));
+    const pending: PooledTx[] = [];
+    const queued: PooledTx[] = [];
+    if (!account) return { pending, queued };
+    for (const nonce of [...account.txs.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const entry = account.txs.get(nonce)!;
+      (nonce < account.nextNonce ? pending : queued).push(entry);
+    }
+    return { pending, queued };
+  }
+
+  /**
+   * Executable transactions for the next block: across senders by effective tip (highest first,
+   * then earliest admitted), within a sender in nonce order; a sender's run stops at a gap or at a
+   * transaction whose fee cap is below `baseFee`.
+   */
+  selectForBlock(baseFee: bigint, maxTxs: number): PooledTx[] {
+    const heap = new TipHeap<Candidate>(candidateBefore);
+    for (const account of this.executable) {
+      const first = account.txs.get(account.stateNonce);
+      if (first && first.tx.maxFeePerGas >= baseFee) heap.push({ entry: first, tip: effectiveTip(first.tx, baseFee) });
+    }
+    const selected: PooledTx[] = [];
+    while (selected.length < maxTxs) {
+      const best = heap.pop();
+      if (!best) break;
+      selected.push(best.entry);
+      const account = best.entry.account;
+      const nonce = best.entry.tx.nonce + 1n;
+      if (nonce >= account.nextNonce) continue;
+      const next = account.txs.get(nonce);
+      if (next && next.tx.maxFeePerGas >= baseFee) heap.push({ entry: next, tip: effectiveTip(next.tx, baseFee) });
+    }
+    return selected;
+  }
+
+  /**
+   * Apply a committed block: drop its included and rejected transactions, refresh the state of the
+   * senders it touched (dropping now-stale and unpayable transactions), keep deferred ones.
+   */
+  onBlock(produced: ProducedBlock): void {
+    const touched = new Map<string, Buffer>();
+    for (const hash of produced.included) {
+      const entry = this.byHash.get(hash.toString('latin1'));
+      if (entry) {
+        this.detach(entry);
+        touched.set(entry.account.key, entry.account.address);
+        continue;
+      }
+      // Included but not from this pool (another proposer's block): find its sender to drop stale txs.
+      const from = this.chain.getTransactionByHash(hash)?.['from'];
+      if (typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from)) {
+        const address = Buffer.from(from.slice(2), 'hex');
+        touched.set(address.toString('latin1'), address);
+      }
+    }
+    for (const { hash } of produced.rejected) {
+      const entry = this.byHash.get(hash.toString('latin1'));
+      if (!entry) continue;
+      this.detach(entry);
+      touched.set(entry.account.key, entry.account.address);
+    }
+    for (const [key, address] of touched) {
+      const account = this.senders.get(key);
+      if (!account) continue;
+      const state = this.chain.getAccount(address, produced.head.number);
+      this.resync(account, state.nonce, state.balance);
+    }
+    this.sweepQueued();
+  }
+
+  /** The sender's next nonce counting contiguous pool transactions, from a state nonce. */
+  private nextNonceFrom(account: SenderAccount | undefined, stateNonce: bigint): bigint {
+    if (!account) return stateNonce;
+    if (stateNonce === account.stateNonce) return account.nextNonce;
+    let next = stateNonce > account.nextNonce ? stateNonce : account.nextNonce;
+    while (account.txs.has(next)) next++;
+    return next;
+  }
+
+  /** Cost of the sender's pool transactions that can still execute (nonce at or above the state nonce). */
+  private liveSpent(account: SenderAccount, stateNonce: bigint): bigint {
+    if (stateNonce === account.stateNonce) return account.spent;
+    let spent = 0n;
+    for (const entry of account.txs.values()) if (entry.tx.nonce >= stateNonce) spent += entry.cost;
+    return spent;
+  }
+
+  /** geth's rule: both fee caps strictly higher and at least priceBumpPercent above the old ones. */
+  private bumpsEnough(old: DecodedTx, tx: DecodedTx): boolean {
+    if (tx.maxFeePerGas <= old.maxFeePerGas || tx.maxPriorityFeePerGas <= old.maxPriorityFeePerGas) return false;
+    const factor = 100n + this.limits.priceBumpPercent;
+    return (
+      tx.maxFeePerGas >= (old.maxFeePerGas * factor) / 100n &&
+      tx.maxPriorityFeePerGas >= (old.maxPriorityFeePerGas * factor) / 100n
+    );
+  }
+
+  /** Take an entry out of the indexes; the caller then recomputes nextNonce and the counts (resync or recount). */
+  private detach(entry: PoolEntry): void {
+    this.byHash.delete(entry.key);
+    const account = entry.account;
+    if (account.txs.get(entry.tx.nonce) === entry) {
+      account.txs.delete(entry.tx.nonce);
+      account.spent -= entry.cost;
+    }
+  }
+
+  private dropBelow(account: SenderAccount, stateNonce: bigint): void {
+    for (const [nonce, entry] of account.txs) if (nonce < stateNonce) this.detach(entry);
+    account.stateNonce = stateNonce;
+    if (account.nextNonce < stateNonce) account.nextNonce = stateNonce;
+  }
+
+  /** Bring a sender to its state after a block: stale nonces and unaffordable transactions go. */
+  private resync(account: SenderAccount, stateNonce: bigint, balance: bigint): void {
+    const before = account.pending;
+    for (const [nonce, entry] of account.txs) {
+      if (nonce < stateNonce || entry.cost > balance) this.detach(entry);
+    }
+    account.stateNonce = stateNonce;
+    account.nextNonce = stateNonce;
+    account.extendRun();
+    this.recount(account, before);
+    this.forgetIfEmpty(account);
+  }
+
+  /** Drop queued transactions of senders silent for longer than the queued lifetime. */
+  private sweepQueued(): void {
+    const now = this.now();
+    if (now - this.lastSweep < this.limits.queuedSweepIntervalMs) return;
+    this.lastSweep = now;
+    for (const account of [...this.senders.values()]) {
+      if (account.queued === 0 || now - account.lastActivity <= this.limits.queuedLifetimeMs) continue;
+      for (const [nonce, entry] of account.txs) if (nonce >= account.nextNonce) this.detach(entry);
+      this.forgetIfEmpty(account);
+    }
+  }
+
+  private recount(account: SenderAccount, pendingBefore: number): void {
+    const after = account.pending;
+    this.pendingCount += after - pendingBefore;
+    if (after > 0) this.executable.add(account);
+    else this.executable.delete(account);
+  }
+
+  private forgetIfEmpty(account: SenderAccount): void {
+    if (account.txs.size > 0) return;
+    this.senders.delete(account.key);
+    this.executable.delete(account);
+  }
+}

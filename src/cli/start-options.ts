@@ -1,0 +1,140 @@
+// Flags of `svc-node start`, each also read from SVC_<FLAG>; resolved into a NodeConfig.
+// Precedence: flag, then environment variable, then the network's default.
+import path from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { NodeConfig } from '../config.js';
+import { parseAddress } from '../chain/address.js';
+import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { CHAIN_ID, chain as chainParams, rpc as rpcParams, type NetworkName } from '../params.js';
+
+const NETWORKS: readonly NetworkName[] = ['devnet', 'testnet', 'mainnet'];
+const MAX_PORT = 65_535;
+/** Environment variable of the loopback exemption, read by hand because commander's boolean env handling only tests presence. */
+export const LOOPBACK_EXEMPT_ENV = 'SVC_RATE_LIMIT_LOOPBACK_EXEMPT';
+
+/** Raised for a flag or environment value that cannot be used; the CLI exits with code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** What commander hands the start action. */
+export interface StartFlags {
+  network: NetworkName;
+  dataDir?: string;
+  genesis?: string;
+  rpcHost: string;
+  rpcPort: number;
+  wsPort: number;
+  explorerPort: number;
+  blockTimeMs: number;
+  logLevel: LogLevel;
+  rpcRateLimit: number;
+  rateLimitLoopbackExempt?: boolean;
+  validatorAddress?: string;
+}
+
+/** An argParser accepting a decimal integer within [min, max]. */
+export function integerIn(min: number, max: number): (value: string) => number {
+  return (value: string) => {
+    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}.`);
+    const n = Number(value.trim());
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}.`);
+    }
+    return n;
+  };
+}
+
+function nonEmpty(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must not be empty.');
+  return value;
+}
+
+/** Declare the start flags on a command. */
+export function addStartOptions(cmd: Command): Command {
+  const port = integerIn(0, MAX_PORT);
+  return cmd
+    .addOption(new Option('--network <name>', 'network to run').choices(NETWORKS).default('devnet').env('SVC_NETWORK'))
+    .addOption(
+      new Option('--data-dir <dir>', 'database directory (default: ./.svc-data/<network>)').argParser(nonEmpty).env('SVC_DATA_DIR'),
+    )
+    .addOption(
+      new Option('--genesis <file>', 'genesis file (JSON); required on mainnet, replaces the built-in genesis elsewhere')
+        .argParser(nonEmpty)
+        .env('SVC_GENESIS'),
+    )
+    .addOption(new Option('--rpc-host <host>', 'JSON-RPC listen address').argParser(nonEmpty).default(rpcParams.defaultHost).env('SVC_RPC_HOST'))
+    .addOption(
+      new Option('--rpc-port <port>', 'JSON-RPC port (0 = any free port)').argParser(port).default(rpcParams.defaultPort).env('SVC_RPC_PORT'),
+    )
+    .addOption(new Option('--ws-port <port>', 'WebSocket port').argParser(port).default(rpcParams.defaultWsPort).env('SVC_WS_PORT'))
+    .addOption(
+      new Option('--explorer-port <port>', 'explorer API port').argParser(port).default(rpcParams.defaultExplorerPort).env('SVC_EXPLORER_PORT'),
+    )
+    .addOption(
+      new Option('--block-time-ms <ms>', 'solo block time in milliseconds')
+        .argParser(integerIn(1, chainParams.maxBlockTimeMs))
+        .default(chainParams.defaultBlockTimeMs)
+        .env('SVC_BLOCK_TIME_MS'),
+    )
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info').env('SVC_LOG_LEVEL'))
+    .addOption(
+      new Option('--rpc-rate-limit <n>', 'JSON-RPC requests per second per IP (0 = off)')
+        .argParser(integerIn(0, Number.MAX_SAFE_INTEGER))
+        .default(rpcParams.rateLimitPerSecond)
+        .env('SVC_RPC_RATE_LIMIT'),
+    )
+    .addOption(
+      new Option(
+        '--rate-limit-loopback-exempt',
+        `exempt 127.0.0.1/::1 from the rate limit (default: on for devnet, off otherwise) (env: ${LOOPBACK_EXEMPT_ENV}=true|false)`,
+      ),
+    )
+    .addOption(new Option('--no-rate-limit-loopback-exempt', 'rate-limit loopback clients too'))
+    .addOption(
+      new Option('--validator-address <address>', 'coinbase of produced blocks (default on devnet/testnet: dev account 0)')
+        .argParser(nonEmpty)
+        .env('SVC_VALIDATOR_ADDRESS'),
+    );
+}
+
+/** Parse a boolean environment value. */
+export function parseBooleanEnv(name: string, value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new UsageError(`environment variable ${name}=${JSON.stringify(value)} is invalid: expected true or false`);
+}
+
+/** Turn parsed flags (and the environment for what commander leaves to us) into a NodeConfig. */
+export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cwd: string): NodeConfig {
+  const network = flags.network;
+  let exempt = flags.rateLimitLoopbackExempt;
+  if (exempt === undefined) {
+    const raw = env[LOOPBACK_EXEMPT_ENV];
+    exempt = raw !== undefined && raw !== '' ? parseBooleanEnv(LOOPBACK_EXEMPT_ENV, raw) : network === 'devnet';
+  }
+  const config: NodeConfig = {
+    network,
+    chainId: CHAIN_ID[network],
+    dataDir: path.resolve(cwd, flags.dataDir ?? path.join('.svc-data', network)),
+    rpcHost: flags.rpcHost,
+    rpcPort: flags.rpcPort,
+    wsPort: flags.wsPort,
+    explorerPort: flags.explorerPort,
+    blockTimeMs: flags.blockTimeMs,
+    logLevel: flags.logLevel,
+    rpcRateLimit: flags.rpcRateLimit,
+    rateLimitExemptLoopback: exempt,
+  };
+  if (flags.genesis !== undefined) config.genesisFile = path.resolve(cwd, flags.genesis);
+  if (flags.validatorAddress !== undefined) {
+    try {
+      parseAddress(flags.validatorAddress);
+    } catch (err) {
+      throw new UsageError(`--validator-address: ${(err as Error).message}`);
+    }
+    config.validatorAddress = flags.validatorAddress;
+  }
+  return config;
+}

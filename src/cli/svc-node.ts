@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// svc-node: run a node of the svc chain. Exit codes: 0 done, 1 runtime failure, 2 bad flags or environment.
+import { Command, CommanderError } from 'commander';
+import { GenesisFileError, GenesisUnavailableError, resolveGenesis } from '../chain/genesis.js';
+import { resolveCoinbase, ValidatorAddressError } from '../consensus/coinbase.js';
+import { createLogger } from '../log.js';
+import { addStartOptions, resolveStartConfig, UsageError, type StartFlags } from './start-options.js';
+import { packageVersion } from './version.js';
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+/** Commander codes that mean "printed what was asked", not an error. */
+const INFORMATIONAL = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+async function start(flags: StartFlags): Promise<void> {
+  const config = resolveStartConfig(flags, process.env, process.cwd());
+  // Checked before the native addon loads, so that configuration mistakes exit 2 with their own message.
+  resolveGenesis(config);
+  resolveCoinbase(config);
+  const log = createLogger(flags.logLevel);
+  // Loaded here so that --help and version work before the native addon is built.
+  const { startNode, stopOnSignals } = await import('../node.js');
+  const { renderBanner } = await import('./banner.js');
+  const node = await startNode(config, { log });
+  stopOnSignals(node, log);
+  process.stdout.write(renderBanner(node, packageVersion()));
+  log.info({ url: node.rpcUrl, port: node.rpcPort }, 'rpc listening');
+}
+
+async function printVersion(): Promise<void> {
+  const lines = [`svc-node ${packageVersion()}`, `node ${process.version}`];
+  try {
+    const { core } = await import('../native/index.js');
+    lines.push(`svc-core ${core.version()}`);
+  } catch (err) {
+    lines.push(`svc-core unavailable (${(err as Error).message})`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+function buildProgram(): Command {
+  const program = new Command('svc-node')
+    .description('Node of the svc chain: EVM-compatible proof-of-stake with JSON-RPC, solo devnet by default')
+    .version(packageVersion())
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)');
+
+  addStartOptions(
+    program
+      .command('start')
+      .description('open the chain database and run the node (solo block production and JSON-RPC)')
+      .action((flags: StartFlags) => start(flags)),
+  );
+  program
+    .command('version')
+    .description('print the versions of svc-node, Node.js and the native core')
+    .action(() => printVersion());
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    const program = buildProgram();
+    // No command: show what there is to run rather than an error.
+    if (argv.length <= 2) program.help();
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = INFORMATIONAL.has(err.code) ? err.exitCode : EXIT_USAGE;
+      return;
+    }
+    const usage =
+      err instanceof UsageError ||
+      err instanceof GenesisUnavailableError ||
+      err instanceof GenesisFileError ||
+      err instanceof ValidatorAddressError;
+    process.stderr.write(`svc-node: error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(usage ? EXIT_USAGE : EXIT_FAILURE);
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,144 @@
+// The solo consensus driver: one in-process validator that seals a block every slot, empty or not.
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Chain, ProducedBlock } from '../native/index.js';
+import type { Mempool } from '../chain/mempool.js';
+import type { NodeEvents } from '../chain/services.js';
+import type { NodeMetrics } from '../metrics.js';
+import { chain as chainParams, CLIENT_NAME } from '../params.js';
+
+export interface SoloDriverOptions {
+  chain: Chain;
+  mempool: Mempool;
+  events: NodeEvents;
+  log: Logger;
+  metrics: NodeMetrics;
+  /** Slot length: one block per slot. */
+  blockTimeMs: number;
+  /** The validator's address, credited with the fees of its blocks. */
+  coinbase: Buffer;
+  extraData?: Buffer;
+  maxTxsPerBlock?: number;
+  /** Wall clock of the proposer, read for block timestamps. */
+  now?: () => number;
+}
+
+/** Raised by produceNext once the driver has been stopped. */
+export class DriverStoppedError extends Error {
+  override readonly name = 'DriverStoppedError';
+  constructor() {
+    super('the solo driver is stopped');
+  }
+}
+
+/**
+ * Produces blocks on a slot timer. Productions never overlap: when a block takes longer than its
+ * slot, the next one starts right after it.
+ */
+export class SoloDriver {
+  private readonly opts: Required<SoloDriverOptions>;
+  private readonly log: Logger;
+  private timer: NodeJS.Timeout | undefined;
+  /** Tail of the production queue; every production waits for the one before it. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private started = false;
+  private stopped = false;
+
+  constructor(options: SoloDriverOptions) {
+    this.opts = {
+      extraData: Buffer.from(CLIENT_NAME, 'utf8'),
+      maxTxsPerBlock: chainParams.maxTxsPerBlock,
+      now: Date.now,
+      ...options,
+    };
+    this.log = options.log.child({ module: 'solo' });
+  }
+
+  /** Start the slot timer; the first block comes one slot from now. */
+  start(): void {
+    if (this.stopped) throw new DriverStoppedError();
+    if (this.started) return;
+    this.started = true;
+    this.schedule(this.opts.blockTimeMs);
+  }
+
+  /** Produce one block now, after any production in flight. */
+  produceNext(): Promise<ProducedBlock> {
+    if (this.stopped) return Promise.reject(new DriverStoppedError());
+    const run = this.queue.then(() => this.produce());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stop the timer and wait for the block in flight, so the chain can be closed safely. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.queue;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => void this.slot(), delayMs);
+  }
+
+  private async slot(): Promise<void> {
+    this.timer = undefined;
+    const slotStart = performance.now();
+    try {
+      await this.produceNext();
+    } catch (err) {
+      if (err instanceof DriverStoppedError) return;
+      this.log.error({ err }, 'block production failed');
+    }
+    if (this.stopped) return;
+    this.schedule(Math.max(0, this.opts.blockTimeMs - (performance.now() - slotStart)));
+  }
+
+  private async produce(): Promise<ProducedBlock> {
+    if (this.stopped) throw new DriverStoppedError();
+    const { chain, mempool, events, metrics } = this.opts;
+    const started = performance.now();
+    const parent = chain.head();
+    // Equal timestamps are allowed: with sub-second block times several blocks share a second.
+    const timestamp = Math.max(Math.floor(this.opts.now() / 1000), parent.timestamp);
+    const picked = mempool.selectForBlock(chain.nextBaseFee(), this.opts.maxTxsPerBlock);
+    const produced = await chain.produceBlock({
+      timestamp,
+      coinbase: this.opts.coinbase,
+      extraData: this.opts.extraData,
+      gasLimit: parent.gasLimit,
+      txs: picked.map((p) => p.raw),
+      senders: picked.map((p) => p.tx.from),
+    });
+    mempool.onBlock(produced);
+    const seconds = (performance.now() - started) / 1000;
+
+    metrics.blocksProduced.inc();
+    metrics.txsIncluded.inc(produced.included.length);
+    metrics.txsRejected.inc(produced.rejected.length);
+    metrics.blockProductionSeconds.observe(seconds);
+    metrics.headBlock.set(produced.head.number);
+
+    const line = {
+      number: produced.head.number,
+      hash: `0x${produced.head.hash.toString('hex')}`,
+      txs: produced.included.length,
+      gasUsed: produced.head.gasUsed,
+      ms: Math.round(seconds * 1000 * 100) / 100,
+    };
+    if (produced.included.length > 0) this.log.info(line, 'block produced');
+    else this.log.debug(line, 'block produced');
+    for (const r of produced.rejected) {
+      this.log.debug({ tx: `0x${r.hash.toString('hex')}`, reason: r.reason }, 'transaction rejected at execution');
+    }
+
+    try {
+      events.emit('block', produced);
+    } catch (err) {
+      // A failing subscriber must not stop block production.
+      this.log.error({ err }, 'block event listener failed');
+    }
+    return produced;
+  }
+}

@@ -1,0 +1,129 @@
+// A running node: chain database, pool, event bus, metrics, JSON-RPC server and the solo driver,
+// started in that order and stopped in reverse.
+import { mkdirSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { NodeConfig } from './config.js';
+import { core, type Chain, type GenesisSpec } from './native/index.js';
+import { createNodeEvents } from './chain/events.js';
+import { resolveGenesis } from './chain/genesis.js';
+import { Mempool } from './chain/mempool.js';
+import type { NodeServices } from './chain/services.js';
+import { resolveCoinbase } from './consensus/coinbase.js';
+import { SoloDriver } from './consensus/solo.js';
+import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
+import { createMetrics } from './metrics.js';
+import { rpc as rpcParams } from './params.js';
+import { startRpcServer } from './rpc/server.js';
+
+export interface RunningNode {
+  config: NodeConfig;
+  services: NodeServices;
+  genesis: GenesisSpec;
+  mempool: Mempool;
+  driver: SoloDriver;
+  /** The address the solo driver seals blocks for. */
+  coinbase: Buffer;
+  /** Port the JSON-RPC server listens on (the actual one when 0 was asked for). */
+  rpcPort: number;
+  rpcUrl: string;
+  /** Close RPC, stop block production (waiting for the block in flight), close the database. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Logger to use instead of a fresh one at config.logLevel. */
+  log?: Logger;
+}
+
+/** Open the chain in config.dataDir and start serving and producing blocks. */
+export async function startNode(config: NodeConfig, options: StartOptions = {}): Promise<RunningNode> {
+  if (!isLogLevel(config.logLevel)) throw new Error(`unknown log level "${config.logLevel}"`);
+  const log = options.log ?? createLogger(config.logLevel);
+  const genesis = resolveGenesis(config);
+  const coinbase = resolveCoinbase(config);
+
+  mkdirSync(config.dataDir, { recursive: true });
+  const chain: Chain = core.Chain.open(config.dataDir, genesis, { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
+  try {
+    const events = createNodeEvents();
+    const mempool = new Mempool({ chain, chainId: config.chainId, events, limits: { blockGasLimit: genesis.gasLimit } });
+    const metrics = createMetrics(mempool);
+    const head = chain.head();
+    metrics.headBlock.set(head.number);
+    const services: NodeServices = {
+      config,
+      chain,
+      mempool,
+      events,
+      log,
+      metrics: metrics.registry,
+      startingBlock: head.number,
+    };
+    const server = await startRpcServer(services);
+    const driver = new SoloDriver({ chain, mempool, events, log, metrics, blockTimeMs: config.blockTimeMs, coinbase });
+    driver.start();
+    log.info(
+      { network: config.network, chainId: config.chainId, dataDir: config.dataDir, head: head.number, blockTimeMs: config.blockTimeMs },
+      'node started',
+    );
+
+    let stopping: Promise<void> | undefined;
+    return {
+      config,
+      services,
+      genesis,
+      mempool,
+      driver,
+      coinbase,
+      rpcPort: server.port,
+      rpcUrl: httpUrl(config.rpcHost, server.port),
+      stop() {
+        stopping ??= (async () => {
+          try {
+            await server.close();
+            await driver.stop();
+          } finally {
+            chain.close();
+            log.info('node stopped');
+          }
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    chain.close();
+    throw err;
+  }
+}
+
+/** Stop the node gracefully on SIGINT or SIGTERM, then exit; a second signal exits at once. */
+export function stopOnSignals(node: RunningNode, log: Logger): void {
+  let received = false;
+  const exit = async (code: number): Promise<never> => {
+    await closeLogger(log);
+    process.exit(code);
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (received) {
+      log.warn({ signal }, 'second signal: exiting without a clean shutdown');
+      abandonLogger(log);
+      process.exit(1);
+    }
+    received = true;
+    log.info({ signal }, 'shutting down');
+    node.stop().then(
+      () => exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        return exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+/** http URL of a host and port (IPv6 hosts in brackets). */
+export function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

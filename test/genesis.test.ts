@@ -1,0 +1,273 @@
+// Genesis: the dev accounts of the standard test mnemonic, the built-in devnet/testnet genesis,
+// genesis files, and what a real chain database makes of them.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { mnemonicToAccount } from 'viem/accounts';
+import {
+  devAccounts,
+  devGenesis,
+  GenesisFileError,
+  GenesisUnavailableError,
+  loadGenesisFile,
+  parseGenesisJson,
+  resolveGenesis,
+} from '../src/chain/genesis.js';
+import { MULTICALL3_INIT_CODE } from '../src/chain/multicall3.js';
+import { CHAIN_ID, chain as chainParams } from '../src/params.js';
+import type { CoreAddon } from '../src/native/index.js';
+
+/** Accounts 0..9 of `test test … junk` at m/44'/60'/0'/0/i, as Hardhat and anvil print them. */
+const PUBLISHED_ADDRESSES = [
+  '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+  '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+  '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+  '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc',
+  '0x976EA74026E726554dB657fA54763abd0C3a0aa9',
+  '0x14dC79964da2C08b23698B3D3cc7Ca32193d9955',
+  '0x23618e81E3f5cdF7f54C3d65f7FBc0aBf5B21E8f',
+  '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720',
+];
+const PUBLISHED_KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const PUBLISHED_KEY_1 = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+
+const MULTICALL3 = Buffer.from(chainParams.multicall3Address.slice(2), 'hex');
+
+/** viem's Multicall3 creation bytecode, read from its sources (viem exports it from no entry point). */
+function viemMulticall3Bytecode(): string {
+  const require = createRequire(import.meta.url);
+  const viemRoot = path.dirname(require.resolve('viem/package.json'));
+  const text = readFileSync(path.join(viemRoot, '_esm/constants/contracts.js'), 'utf8');
+  const match = /multicall3Bytecode\s*=\s*'(0x[0-9a-f]+)'/.exec(text);
+  assert.ok(match, 'multicall3Bytecode not found in viem');
+  return match[1]!;
+}
+
+function tempDir(prefix: string): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+describe('dev accounts: the standard test mnemonic at m/44\'/60\'/0\'/0/i', () => {
+  it('derives the 10 addresses Hardhat and anvil publish, in order', () => {
+    assert.deepEqual(
+      devAccounts().map((a) => a.address),
+      PUBLISHED_ADDRESSES,
+    );
+  });
+
+  it('derives the published private keys', () => {
+    assert.equal(devAccounts()[0]!.privateKey, PUBLISHED_KEY_0);
+    assert.equal(devAccounts()[1]!.privateKey, PUBLISHED_KEY_1);
+  });
+
+  it('agrees with viem\'s independent HD derivation for every account', () => {
+    for (const account of devAccounts()) {
+      const expected = mnemonicToAccount(chainParams.devMnemonic, { addressIndex: account.index });
+      assert.equal(account.address, expected.address);
+      assert.equal(account.addressBytes.toString('hex'), expected.address.slice(2).toLowerCase());
+    }
+  });
+
+  it('funds each account with params.chain.devAccountBalance', () => {
+    for (const account of devAccounts()) assert.equal(account.balance, 10_000n * 10n ** 18n);
+  });
+});
+
+describe('built-in genesis of devnet and testnet', () => {
+  it('uses chain id 9000 (0x2328) and the gas limit and base fee from params', () => {
+    const g = devGenesis('devnet');
+    assert.equal(g.chainId, 9000);
+    assert.equal(g.chainId, 0x2328);
+    assert.equal(g.gasLimit, chainParams.blockGasLimit);
+    assert.equal(g.baseFeePerGas, chainParams.genesisBaseFeePerGas);
+    assert.equal(g.timestamp, chainParams.genesisTimestamp.devnet);
+  });
+
+  it('allocates the 10 dev accounts and Multicall3, sorted by address', () => {
+    const g = devGenesis('devnet');
+    assert.equal(g.alloc.length, 11);
+    const sorted = [...g.alloc].sort((a, b) => Buffer.compare(a.address, b.address));
+    assert.deepEqual(g.alloc, sorted);
+    for (const account of devAccounts()) {
+      const entry = g.alloc.find((a) => a.address.equals(account.addressBytes));
+      assert.ok(entry, `${account.address} missing`);
+      assert.equal(entry.balance, chainParams.devAccountBalance);
+      assert.equal(entry.code, undefined);
+    }
+  });
+
+  it('deploys Multicall3 at 0xcA11…CA11 from viem\'s canonical creation bytecode', () => {
+    const entry = devGenesis('devnet').alloc.find((a) => a.address.equals(MULTICALL3));
+    assert.ok(entry);
+    assert.equal(MULTICALL3_INIT_CODE, viemMulticall3Bytecode());
+    assert.equal(`0x${entry.initCode!.toString('hex')}`, MULTICALL3_INIT_CODE);
+  });
+
+  it('is deterministic: the same spec on every call', () => {
+    assert.deepEqual(devGenesis('devnet'), devGenesis('devnet'));
+    assert.deepEqual(devGenesis('testnet'), devGenesis('testnet'));
+  });
+
+  it('gives testnet its own timestamp, so its genesis hash differs from devnet\'s', () => {
+    assert.equal(devGenesis('testnet').timestamp, chainParams.genesisTimestamp.testnet);
+    assert.notEqual(devGenesis('testnet').timestamp, devGenesis('devnet').timestamp);
+  });
+});
+
+describe('mainnet genesis', () => {
+  it('refuses to start without a genesis file, naming the flag', () => {
+    assert.throws(
+      () => resolveGenesis({ network: 'mainnet', chainId: CHAIN_ID.mainnet }),
+      (err: unknown) => err instanceof GenesisUnavailableError && /--genesis <file>/.test(err.message),
+    );
+  });
+
+  it('holds exactly the file\'s allocation plus Multicall3, with no dev accounts', () => {
+    const dir = tempDir('svc-genesis-');
+    try {
+      const file = path.join(dir, 'mainnet.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          chainId: CHAIN_ID.mainnet,
+          timestamp: 1767225600,
+          extraData: '0x737663',
+          alloc: {
+            '0x1111111111111111111111111111111111111111': { balance: '1000000000000000000000' },
+            '2222222222222222222222222222222222222222': {
+              balance: '0x10',
+              nonce: 1,
+              code: '0x6000',
+              storage: { '0x01': '0x2a' },
+            },
+          },
+        }),
+      );
+      const g = resolveGenesis({ network: 'mainnet', chainId: CHAIN_ID.mainnet, genesisFile: file });
+      assert.equal(g.chainId, 9001);
+      assert.equal(g.timestamp, 1767225600);
+      assert.equal(g.gasLimit, chainParams.blockGasLimit);
+      assert.equal(g.extraData.toString(), 'svc');
+      assert.equal(g.alloc.length, 3);
+      assert.equal(g.alloc[0]!.balance, 10n ** 21n);
+      const second = g.alloc[1]!;
+      assert.equal(second.balance, 16n);
+      assert.equal(second.nonce, 1n);
+      assert.equal(second.code!.toString('hex'), '6000');
+      assert.equal(second.storage![0]!.slot.toString('hex'), '00'.repeat(31) + '01');
+      assert.equal(second.storage![0]!.value.toString('hex'), '00'.repeat(31) + '2a');
+      assert.ok(g.alloc[2]!.address.equals(MULTICALL3));
+      for (const account of devAccounts()) assert.ok(!g.alloc.some((a) => a.address.equals(account.addressBytes)));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps a file\'s own entry at the Multicall3 address instead of adding one', () => {
+    const g = parseGenesisJson(
+      { chainId: 9001, timestamp: 1, alloc: { [chainParams.multicall3Address]: { balance: '5' } } },
+      9001,
+      'inline',
+    );
+    assert.equal(g.alloc.length, 1);
+    assert.equal(g.alloc[0]!.balance, 5n);
+    assert.equal(g.alloc[0]!.initCode, undefined);
+  });
+});
+
+describe('genesis files: bad input gets a clear error', () => {
+  const cases: [string, unknown, RegExp][] = [
+    ['a non-object', [], /expected a JSON object/],
+    ['a wrong chain id', { chainId: 1, timestamp: 0, alloc: {} }, /chainId is 1, this network's chain id is 9001/],
+    ['a missing timestamp', { chainId: 9001, alloc: {} }, /"timestamp" is required/],
+    ['an unknown field', { chainId: 9001, timestamp: 0, alloc: {}, difficulty: 1 }, /unknown field "difficulty"/],
+    ['a bad alloc address', { chainId: 9001, timestamp: 0, alloc: { '0x12': {} } }, /alloc key 0x12/],
+    ['a negative balance', { chainId: 9001, timestamp: 0, alloc: { ['0x' + '11'.repeat(20)]: { balance: -1 } } }, /balance/],
+    ['odd-length code', { chainId: 9001, timestamp: 0, alloc: { ['0x' + '11'.repeat(20)]: { code: '0x123' } } }, /code/],
+    ['extraData over 32 bytes', { chainId: 9001, timestamp: 0, extraData: '0x' + '00'.repeat(33), alloc: {} }, /at most 32/],
+    ['a zero gas limit', { chainId: 9001, timestamp: 0, gasLimit: 0, alloc: {} }, /gasLimit/],
+  ];
+  for (const [what, json, message] of cases) {
+    it(`rejects ${what}`, () => {
+      assert.throws(
+        () => parseGenesisJson(json, 9001, 'test.json'),
+        (err: unknown) => err instanceof GenesisFileError && message.test(err.message) && err.message.startsWith('genesis file test.json: '),
+      );
+    });
+  }
+
+  it('rejects a file that does not exist or is not JSON', () => {
+    const dir = tempDir('svc-genesis-');
+    try {
+      assert.throws(() => loadGenesisFile(path.join(dir, 'absent.json'), 9001), /cannot read it \(ENOENT\)/);
+      const file = path.join(dir, 'broken.json');
+      writeFileSync(file, '{ not json');
+      assert.throws(() => loadGenesisFile(file, 9001), /not valid JSON/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('genesis in a real chain database', () => {
+  let core: CoreAddon;
+  const dirs: string[] = [];
+  const options = { rpcGasCap: 50_000_000, stateHistory: 0 };
+  const open = (dir?: string) => {
+    const d = dir ?? tempDir('svc-chain-');
+    if (!dir) dirs.push(d);
+    return { dir: d, chain: core.Chain.open(d, devGenesis('devnet'), options) };
+  };
+
+  before(async () => {
+    ({ core } = await import('../src/native/index.js'));
+  });
+  after(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('gives the same genesis hash in two databases and across a reopen', () => {
+    const a = open();
+    const b = open();
+    try {
+      assert.equal(a.chain.head().number, 0);
+      assert.deepEqual(a.chain.head().hash, b.chain.head().hash);
+      assert.equal(a.chain.head().gasLimit, chainParams.blockGasLimit);
+      assert.equal(a.chain.head().baseFeePerGas, chainParams.genesisBaseFeePerGas);
+      assert.equal(a.chain.head().timestamp, chainParams.genesisTimestamp.devnet);
+    } finally {
+      b.chain.close();
+    }
+    const hash = a.chain.head().hash;
+    a.chain.close();
+    const again = open(a.dir);
+    try {
+      assert.deepEqual(again.chain.head().hash, hash);
+    } finally {
+      again.chain.close();
+    }
+  });
+
+  it('funds the dev accounts and deploys a working Multicall3', async () => {
+    const { chain } = open();
+    try {
+      for (const account of devAccounts()) {
+        const state = chain.getAccount(account.addressBytes, 0);
+        assert.equal(state.balance, chainParams.devAccountBalance);
+        assert.equal(state.nonce, 0n);
+      }
+      assert.ok(chain.getCode(MULTICALL3, 0).length > 0, 'Multicall3 has no code');
+      // getChainId() of Multicall3 returns block.chainid.
+      const result = await chain.call({ to: MULTICALL3, data: Buffer.from('3408e470', 'hex') }, 0);
+      assert.equal(result.status, 'success');
+      assert.equal(BigInt(`0x${result.output.toString('hex')}`), 9000n);
+    } finally {
+      chain.close();
+    }
+  });
+});

@@ -1,0 +1,481 @@
+// The transaction pool against a real chain database in a temp dir: geth's admission rules and
+// texts, pending/queued bookkeeping, block selection order, cleanup after blocks, and the solo driver.
+import { describe, it, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { keccak256, numberToHex, toRlp, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
+import type { Chain } from '../src/native/index.js';
+import { devAccounts, devGenesis } from '../src/chain/genesis.js';
+import { createNodeEvents } from '../src/chain/events.js';
+import { Mempool, type MempoolLimits } from '../src/chain/mempool.js';
+import { TxPoolError, type NodeEvents } from '../src/chain/services.js';
+import { DriverStoppedError, SoloDriver } from '../src/consensus/solo.js';
+import { createMetrics } from '../src/metrics.js';
+import { chain as chainParams, mempool as poolParams, rpc as rpcParams } from '../src/params.js';
+
+const { core } = await import('../src/native/index.js');
+
+const GWEI = 10n ** 9n;
+const ETHER = 10n ** 18n;
+const [alice, bob, carol] = devAccounts();
+const RECIPIENT = '0x000000000000000000000000000000000000dEaD' as const;
+
+interface TxFields {
+  nonce: number;
+  type?: 'eip1559' | 'legacy';
+  chainId?: number | null;
+  gas?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  gasPrice?: bigint;
+  value?: bigint;
+}
+
+/** A signed raw transaction from a private key (EIP-1559 by default, chain 9000, 10 gwei cap, 1 gwei tip). */
+async function signed(privateKey: `0x${string}`, fields: TxFields): Promise<Buffer> {
+  const account = privateKeyToAccount(privateKey);
+  const chainId = fields.chainId === undefined ? 9000 : fields.chainId;
+  const common = { to: RECIPIENT, nonce: fields.nonce, gas: fields.gas ?? 21_000n, value: fields.value ?? 1n };
+  const hex =
+    fields.type === 'legacy'
+      ? await account.signTransaction({
+          ...common,
+          type: 'legacy',
+          gasPrice: fields.gasPrice ?? 10n * GWEI,
+          ...(chainId === null ? {} : { chainId }),
+        })
+      : await account.signTransaction({
+          ...common,
+          type: 'eip1559',
+          chainId: chainId ?? 9000,
+          maxFeePerGas: fields.maxFeePerGas ?? 10n * GWEI,
+          maxPriorityFeePerGas: fields.maxPriorityFeePerGas ?? 1n * GWEI,
+        });
+  return Buffer.from(hex.slice(2), 'hex');
+}
+
+/** RLP quantity: minimal big-endian bytes, zero as the empty string. */
+const rlpQuantity = (n: bigint): Hex => (n === 0n ? '0x' : numberToHex(n));
+
+/**
+ * An EIP-1559 transaction signed field by field, for fee combinations that viem and ethers refuse
+ * to sign (a tip above the fee cap) but that a node must still reject with geth's text.
+ */
+async function signedUnchecked1559(
+  privateKey: Hex,
+  fields: { nonce: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+): Promise<Buffer> {
+  const body: Hex[] = [
+    rlpQuantity(9000n),
+    rlpQuantity(BigInt(fields.nonce)),
+    rlpQuantity(fields.maxPriorityFeePerGas),
+    rlpQuantity(fields.maxFeePerGas),
+    rlpQuantity(21_000n),
+    RECIPIENT,
+    rlpQuantity(1n),
+    '0x',
+  ];
+  const unsigned = `0x02${toRlp([...body, []]).slice(2)}` as Hex;
+  const sig = await sign({ hash: keccak256(unsigned), privateKey });
+  const signedTx = toRlp([...body, [], rlpQuantity(BigInt(sig.yParity ?? 0)), rlpQuantity(BigInt(sig.r)), rlpQuantity(BigInt(sig.s))]);
+  return Buffer.from(`02${signedTx.slice(2)}`, 'hex');
+}
+
+interface Pool {
+  chain: Chain;
+  events: NodeEvents;
+  mempool: Mempool;
+  driver: SoloDriver;
+  close(): Promise<void>;
+}
+
+/** A fresh devnet database, pool and (unstarted) solo driver. */
+function openPool(limits: Partial<MempoolLimits> = {}, blockTimeMs: number = chainParams.maxBlockTimeMs): Pool {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-mempool-'));
+  const chain = core.Chain.open(dir, devGenesis('devnet'), { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
+  const events = createNodeEvents();
+  const mempool = new Mempool({ chain, chainId: 9000, events, limits });
+  const driver = new SoloDriver({
+    chain,
+    mempool,
+    events,
+    log: pino({ level: 'silent' }),
+    metrics: createMetrics(mempool),
+    blockTimeMs,
+    coinbase: alice!.addressBytes,
+  });
+  return {
+    chain,
+    events,
+    mempool,
+    driver,
+    async close() {
+      await driver.stop();
+      chain.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Assert that admission fails with a TxPoolError whose message matches, and that the pool is unchanged. */
+function assertRejected(pool: Pool, raw: Buffer, message: RegExp | string): void {
+  const before = { hashes: pool.mempool.hashes().map((h) => h.toString('hex')), stats: pool.mempool.stats() };
+  assert.throws(
+    () => pool.mempool.add(raw),
+    (err: unknown) => {
+      assert.ok(err instanceof TxPoolError, `expected TxPoolError, got ${String(err)}`);
+      if (typeof message === 'string') assert.equal(err.message, message);
+      else assert.match(err.message, message);
+      return true;
+    },
+  );
+  assert.deepEqual({ hashes: pool.mempool.hashes().map((h) => h.toString('hex')), stats: pool.mempool.stats() }, before);
+}
+
+const hex = (b: Buffer): string => b.toString('hex');
+
+describe('mempool admission', () => {
+  let pool: Pool;
+  beforeEach(() => {
+    pool = openPool();
+  });
+  afterEach(() => pool.close());
+
+  describe('decoding: rlp and signature errors keep the core\'s text', () => {
+    it('rejects bytes that are not a transaction', () => {
+      assertRejected(pool, Buffer.from('f8ff00', 'hex'), /^rlp: /);
+    });
+  });
+
+  describe('size: over params.mempool.maxTxSizeBytes is "oversized data"', () => {
+    it('rejects a raw transaction one byte over the limit', () => {
+      assertRejected(pool, Buffer.alloc(poolParams.maxTxSizeBytes + 1, 0xf9), /^oversized data: transaction size 131073, limit 131072$/);
+    });
+  });
+
+  describe('chain id: "invalid chain id for signer"', () => {
+    it('rejects an EIP-1559 transaction for chain 1', async () => {
+      assertRejected(pool, await signed(alice!.privateKey, { nonce: 0, chainId: 1 }), 'invalid chain id for signer');
+    });
+    it('rejects an EIP-155 legacy transaction for chain 1', async () => {
+      assertRejected(pool, await signed(alice!.privateKey, { nonce: 0, type: 'legacy', chainId: 1 }), 'invalid chain id for signer');
+    });
+    it('accepts an EIP-155 legacy transaction for chain 9000', async () => {
+      pool.mempool.add(await signed(alice!.privateKey, { nonce: 0, type: 'legacy' }));
+      assert.deepEqual(pool.mempool.stats(), { pending: 1, queued: 0 });
+    });
+  });
+
+  describe('replay protection: legacy transactions without EIP-155 are refused', () => {
+    it('rejects an unprotected legacy transaction', async () => {
+      assertRejected(
+        pool,
+        await signed(alice!.privateKey, { nonce: 0, type: 'legacy', chainId: null }),
+        'only replay-protected (EIP-155) transactions allowed over RPC',
+      );
+    });
+  });
+
+  describe('duplicates: "already known"', () => {
+    it('rejects the same transaction twice', async () => {
+      const raw = await signed(alice!.privateKey, { nonce: 0 });
+      pool.mempool.add(raw);
+      assertRejected(pool, raw, 'already known');
+    });
+  });
+
+  describe('nonce: below the state nonce is "nonce too low"', () => {
+    it('rejects a nonce that a block already used', async () => {
+      pool.mempool.add(await signed(alice!.privateKey, { nonce: 0 }));
+      await pool.driver.produceNext();
+      assertRejected(pool, await signed(alice!.privateKey, { nonce: 0, value: 2n }), /^nonce too low: next nonce 1, tx nonce 0$/);
+    });
+  });
+
+  describe('nonce: beyond the allowed gap is "nonce too high"', () => {
+    it('queues a nonce at the gap limit and rejects one past it', async () => {
+      const gap = Number(poolParams.maxNonceGap);
+      assertRejected(pool, await signed(alice!.privateKey, { nonce: gap + 1 }), /^nonce too high/);
+      pool.mempool.add(await signed(alice!.privateKey, { nonce: gap }));
+      assert.deepEqual(pool.mempool.stats(), { pending: 0, queued: 1 });
+    });
+  });
+
+  describe('gas: over the block gas limit is "exceeds block gas limit"', () => {
+    it('rejects gas = block gas limit + 1', async () => {
+      assertRejected(pool, await signed(alice!.privateKey, { nonce: 0, gas: BigInt(chainParams.blockGasLimit) + 1n }), 'exceeds block gas limit');
+    });
+  });
+
+  describe('gas: under the intrinsic gas is "intrinsic gas too low"', () => {
+    it('rejects a transfer with 20999 gas', async () => {
+      assertRejected(pool, await signed(alice!.privateKey, { nonce: 0, gas: 20_999n }), /^intrinsic gas too low: gas 20999, minimum needed 21000$/);
+    });
+  });
+
+  describe('fees: tip above the fee cap', () => {
+    it('rejects maxPriorityFeePerGas > maxFeePerGas', async () => {
+      const raw = await signedUnchecked1559(alice!.privateKey, { nonce: 0, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: 3n * GWEI });
+      assertRejected(pool, raw, 'max priority fee per gas higher than max fee per gas');
+    });
+  });
+
+  describe('fees: fee cap below the next base fee', () => {
+    it('rejects maxFeePerGas = 1 wei', async () => {
+      assertRejected(
+        pool,
+        await signed(alice!.privateKey, { nonce: 0, maxFeePerGas: 1n, maxPriorityFeePerGas: 0n }),
+        /^max fee per gas less than block base fee: address 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266, maxFeePerGas: 1, baseFee: \d+$/,
+      );
+    });
+  });
+
+  describe('balance: "insufficient funds for gas * price + value"', () => {
+    it('rejects a transaction from an unfunded account', async () => {
+      assertRejected(pool, await signed(generatePrivateKey(), { nonce: 0 }), /^insufficient funds for gas \* price \+ value: balance 0, tx cost \d+, overshot \d+$/);
+    });
+    it('counts the sender\'s other pool transactions', async () => {
+      pool.mempool.add(await signed(alice!.privateKey, { nonce: 0, value: 9_999n * ETHER }));
+      assertRejected(
+        pool,
+        await signed(alice!.privateKey, { nonce: 1, value: 2n * ETHER }),
+        /^insufficient funds for gas \* price \+ value: balance 10000000000000000000000, queued cost \d+, tx cost \d+, overshot \d+$/,
+      );
+    });
+  });
+
+  describe('replacement: same sender and nonce needs both fee caps bumped by params.mempool.priceBumpPercent', () => {
+    it('rejects a 5% bump and a bump of the fee cap alone', async () => {
+      pool.mempool.add(await signed(alice!.privateKey, { nonce: 0, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: 10n * GWEI }));
+      assertRejected(
+        pool,
+        await signed(alice!.privateKey, { nonce: 0, maxFeePerGas: 105n * GWEI, maxPriorityFeePerGas: 10_500_000_000n }),
+        'replacement transaction underpriced',
+      );
+      assertRejected(
+        pool,
+        await signed(alice!.privateKey, { nonce: 0, maxFeePerGas: 200n * GWEI, maxPriorityFeePerGas: 10n * GWEI }),
+        'replacement transaction underpriced',
+      );
+    });
+    it('replaces with a 10% bump of both caps', async () => {
+      const old = pool.mempool.add(await signed(alice!.privateKey, { nonce: 0, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: 10n * GWEI }));
+      const replacement = pool.mempool.add(
+        await signed(alice!.privateKey, { nonce: 0, maxFeePerGas: 110n * GWEI, maxPriorityFeePerGas: 11n * GWEI }),
+      );
+      assert.equal(pool.mempool.get(old), undefined);
+      assert.ok(pool.mempool.get(replacement));
+      assert.deepEqual(pool.mempool.hashes().map(hex), [hex(replacement)]);
+      assert.deepEqual(pool.mempool.stats(), { pending: 1, queued: 0 });
+    });
+  });
+
+  describe('events: each admitted transaction is announced', () => {
+    it('emits pendingTransaction with the hash', async () => {
+      const seen: string[] = [];
+      pool.events.on('pendingTransaction', (h) => seen.push(hex(h)));
+      const hash = pool.mempool.add(await signed(alice!.privateKey, { nonce: 0 }));
+      assert.deepEqual(seen, [hex(hash)]);
+    });
+  });
+});
+
+describe('mempool capacity: "txpool is full"', () => {
+  let pool: Pool;
+  afterEach(() => pool.close());
+
+  it('caps transactions per sender at accountSlots', async () => {
+    pool = openPool({ accountSlots: 3 });
+    for (let nonce = 0; nonce < 3; nonce++) pool.mempool.add(await signed(alice!.privateKey, { nonce }));
+    assertRejected(pool, await signed(alice!.privateKey, { nonce: 3 }), 'txpool is full');
+    pool.mempool.add(await signed(bob!.privateKey, { nonce: 0 }));
+  });
+
+  it('caps the whole pool at globalSlots, but still takes replacements', async () => {
+    pool = openPool({ globalSlots: 2 });
+    pool.mempool.add(await signed(alice!.privateKey, { nonce: 0 }));
+    pool.mempool.add(await signed(bob!.privateKey, { nonce: 0 }));
+    assertRejected(pool, await signed(carol!.privateKey, { nonce: 0 }), 'txpool is full');
+    pool.mempool.add(await signed(bob!.privateKey, { nonce: 0, maxFeePerGas: 20n * GWEI, maxPriorityFeePerGas: 2n * GWEI }));
+    assert.equal(pool.mempool.size, 2);
+  });
+});
+
+describe('mempool pending and queued: a nonce gap queues, filling it promotes', () => {
+  let pool: Pool;
+  beforeEach(() => {
+    pool = openPool();
+  });
+  afterEach(() => pool.close());
+
+  it('tracks pending, queued and the pending nonce as the gap fills', async () => {
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 0n);
+    pool.mempool.add(await signed(alice!.privateKey, { nonce: 2 }));
+    assert.deepEqual(pool.mempool.stats(), { pending: 0, queued: 1 });
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 0n);
+    pool.mempool.add(await signed(alice!.privateKey, { nonce: 0 }));
+    assert.deepEqual(pool.mempool.stats(), { pending: 1, queued: 1 });
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 1n);
+    pool.mempool.add(await signed(alice!.privateKey, { nonce: 1 }));
+    assert.deepEqual(pool.mempool.stats(), { pending: 3, queued: 0 });
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 3n);
+    const own = pool.mempool.senderTransactions(alice!.addressBytes);
+    assert.deepEqual(own.pending.map((p) => p.tx.nonce), [0n, 1n, 2n]);
+    assert.deepEqual(own.queued, []);
+  });
+
+  it('lists every pool transaction in admission order', async () => {
+    const a = pool.mempool.add(await signed(alice!.privateKey, { nonce: 1 }));
+    const b = pool.mempool.add(await signed(bob!.privateKey, { nonce: 0 }));
+    const c = pool.mempool.add(await signed(alice!.privateKey, { nonce: 0 }));
+    assert.deepEqual(pool.mempool.hashes().map(hex), [a, b, c].map(hex));
+  });
+});
+
+describe('mempool selection: by effective tip across senders, nonce order within a sender', () => {
+  let pool: Pool;
+  beforeEach(() => {
+    pool = openPool();
+  });
+  afterEach(() => pool.close());
+
+  it('orders as geth\'s miner does', async () => {
+    const a0 = pool.mempool.add(await signed(alice!.privateKey, { nonce: 0, maxPriorityFeePerGas: 1n * GWEI }));
+    const a1 = pool.mempool.add(await signed(alice!.privateKey, { nonce: 1, maxPriorityFeePerGas: 9n * GWEI }));
+    const b0 = pool.mempool.add(await signed(bob!.privateKey, { nonce: 0, maxPriorityFeePerGas: 5n * GWEI }));
+    const c0 = pool.mempool.add(await signed(carol!.privateKey, { nonce: 0, maxPriorityFeePerGas: 3n * GWEI }));
+    const picked = pool.mempool.selectForBlock(pool.chain.nextBaseFee(), 10).map((p) => hex(p.tx.hash));
+    assert.deepEqual(picked, [b0, c0, a0, a1].map(hex));
+    assert.deepEqual(pool.mempool.selectForBlock(pool.chain.nextBaseFee(), 2).map((p) => hex(p.tx.hash)), [b0, c0].map(hex));
+  });
+
+  it('caps the tip by the fee cap minus the base fee', async () => {
+    const baseFee = pool.chain.nextBaseFee();
+    // Nominal tip base fee + 1 gwei, but the cap leaves 1 gwei over the base fee: effective tip 1 gwei.
+    const capped = pool.mempool.add(
+      await signed(alice!.privateKey, { nonce: 0, maxFeePerGas: baseFee + GWEI, maxPriorityFeePerGas: baseFee + GWEI }),
+    );
+    const plain = pool.mempool.add(await signed(bob!.privateKey, { nonce: 0, maxPriorityFeePerGas: (3n * GWEI) / 2n }));
+    assert.deepEqual(pool.mempool.selectForBlock(baseFee, 10).map((p) => hex(p.tx.hash)), [plain, capped].map(hex));
+  });
+
+  it('skips queued transactions and those whose fee cap is below the base fee', async () => {
+    pool.mempool.add(await signed(alice!.privateKey, { nonce: 1 }));
+    const b0 = pool.mempool.add(await signed(bob!.privateKey, { nonce: 0, maxFeePerGas: 50n * GWEI }));
+    pool.mempool.add(await signed(carol!.privateKey, { nonce: 0, maxFeePerGas: 10n * GWEI }));
+    assert.deepEqual(pool.mempool.selectForBlock(20n * GWEI, 10).map((p) => hex(p.tx.hash)), [hex(b0)]);
+  });
+});
+
+describe('mempool after a block: included and stale transactions leave, the rest stays', () => {
+  let pool: Pool;
+  beforeEach(() => {
+    pool = openPool();
+  });
+  afterEach(() => pool.close());
+
+  it('removes included transactions and keeps a queued one until its gap fills', async () => {
+    const a0 = pool.mempool.add(await signed(alice!.privateKey, { nonce: 0 }));
+    const a2 = pool.mempool.add(await signed(alice!.privateKey, { nonce: 2 }));
+    const b0 = pool.mempool.add(await signed(bob!.privateKey, { nonce: 0 }));
+    const produced = await pool.driver.produceNext();
+    assert.equal(produced.head.number, 1);
+    assert.deepEqual(new Set(produced.included.map(hex)), new Set([a0, b0].map(hex)));
+    assert.deepEqual(pool.mempool.hashes().map(hex), [hex(a2)]);
+    assert.deepEqual(pool.mempool.stats(), { pending: 0, queued: 1 });
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 1n);
+    assert.equal(pool.mempool.pendingNonce(bob!.addressBytes), 1n);
+
+    pool.mempool.add(await signed(alice!.privateKey, { nonce: 1 }));
+    assert.deepEqual(pool.mempool.stats(), { pending: 2, queued: 0 });
+    const next = await pool.driver.produceNext();
+    assert.equal(next.included.length, 2);
+    assert.equal(pool.mempool.size, 0);
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 3n);
+  });
+
+  it('drops a pool transaction whose nonce a block used for another transaction', async () => {
+    pool.mempool.add(await signed(alice!.privateKey, { nonce: 0, value: 1n }));
+    const other = await signed(alice!.privateKey, { nonce: 0, value: 2n, maxFeePerGas: 20n * GWEI, maxPriorityFeePerGas: 2n * GWEI });
+    const head = pool.chain.head();
+    const produced = await pool.chain.produceBlock({
+      timestamp: head.timestamp,
+      coinbase: alice!.addressBytes,
+      extraData: Buffer.alloc(0),
+      gasLimit: head.gasLimit,
+      txs: [other],
+      senders: [alice!.addressBytes],
+    });
+    assert.equal(produced.included.length, 1);
+    pool.mempool.onBlock(produced);
+    assert.equal(pool.mempool.size, 0);
+    assert.deepEqual(pool.mempool.stats(), { pending: 0, queued: 0 });
+  });
+
+  it('announces each block to subscribers', async () => {
+    const numbers: number[] = [];
+    pool.events.on('block', (b) => numbers.push(b.head.number));
+    await pool.driver.produceNext();
+    await pool.driver.produceNext();
+    assert.deepEqual(numbers, [1, 2]);
+  });
+
+  it('drops queued transactions of senders silent past the queued lifetime', async () => {
+    await pool.close();
+    pool = openPool({ queuedLifetimeMs: 0, queuedSweepIntervalMs: 0 });
+    pool.mempool.add(await signed(alice!.privateKey, { nonce: 5 }));
+    pool.mempool.add(await signed(bob!.privateKey, { nonce: 0 }));
+    assert.deepEqual(pool.mempool.stats(), { pending: 1, queued: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const produced = await pool.driver.produceNext();
+    assert.equal(produced.included.length, 1);
+    assert.equal(pool.mempool.size, 0);
+    assert.deepEqual(pool.mempool.senderTransactions(alice!.addressBytes), { pending: [], queued: [] });
+  });
+});
+
+describe('solo driver: one block per slot, never overlapping, clean stop', () => {
+  it('produces blocks on its timer with non-decreasing timestamps and stops after the block in flight', async () => {
+    const pool = openPool({}, 30);
+    try {
+      const heads: { number: number; timestamp: number }[] = [];
+      const three = new Promise<void>((resolve) => {
+        pool.events.on('block', (b) => {
+          heads.push({ number: b.head.number, timestamp: b.head.timestamp });
+          if (heads.length === 3) resolve();
+        });
+      });
+      const raw = await signed(alice!.privateKey, { nonce: 0 });
+      const hash = pool.mempool.add(raw);
+      pool.driver.start();
+      await three;
+      await pool.driver.stop();
+      const last = pool.chain.head().number;
+      assert.ok(last >= 3);
+      assert.deepEqual(heads.slice(0, 3).map((h) => h.number), [1, 2, 3]);
+      for (let i = 1; i < heads.length; i++) assert.ok(heads[i]!.timestamp >= heads[i - 1]!.timestamp);
+      assert.ok(pool.chain.getTransactionReceipt(hash), 'the pooled transaction was not included');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(pool.chain.head().number, last, 'a block was produced after stop()');
+      await assert.rejects(pool.driver.produceNext(), DriverStoppedError);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('serialises productions asked for at once', async () => {
+    const pool = openPool();
+    try {
+      const blocks = await Promise.all([pool.driver.produceNext(), pool.driver.produceNext(), pool.driver.produceNext()]);
+      assert.deepEqual(blocks.map((b) => b.head.number), [1, 2, 3]);
+      assert.deepEqual(blocks[1]!.head.parentHash, blocks[0]!.head.hash);
+      assert.deepEqual(blocks[2]!.head.parentHash, blocks[1]!.head.hash);
+    } finally {
+      await pool.close();
+    }
+  });
+});
