@@ -78,6 +78,8 @@ export interface ProduceBlockRequest {
   txs: Buffer[];
   /** Senders already recovered by decodeTransaction, one per tx (same order). */
   senders: Buffer[];
+  /** Application module key/values (null deletes) committed in the block's atomic write. */
+  appWrites?: { key: Buffer; value: Buffer | null }[];
 }
 
 export interface RejectedTx {
@@ -185,6 +187,8 @@ export interface Chain {
   /** RPC-shaped logs of one block, in order (for filters and subscriptions). */
   getBlockLogs(blockNumber: number): Record<string, unknown>[];
   feeHistory(newestBlock: number, blockCount: number, rewardPercentiles: number[]): FeeHistoryResult;
+  /** A value the application modules committed with a block (their `app` column family), at the head. */
+  getAppValue(key: Buffer): Buffer | null;
   close(): void;
 }
 

@@ -1,1 +1,14 @@
-//! placeholder-free empty crate root; filled by the crate implementation
+//! revm over svc-store state: genesis, block production, eth_call and eth_estimateGas.
+
+pub mod block;
+pub mod call;
+pub mod chain;
+pub mod db;
+pub mod errors;
+pub mod genesis;
+
+pub use block::{BlockRequest, BlockTimings, ProducedBlock};
+pub use call::{CallOutcome, CallRequest, CallStatus, EstimateOutcome};
+pub use chain::{Chain, ChainConfig};
+pub use errors::ChainError;
+pub use genesis::{GenesisAccount, GenesisSpec};

@@ -1,1 +1,30 @@
+//! The core addon: thin N-API bindings over the svc crates. Types are converted here; all work
+//! happens in svc-primitives, svc-store, svc-evm and svc-pow.
 
+mod chain;
+mod convert;
+mod rpc;
+mod types;
+
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+
+pub use chain::Chain;
+
+/// keccak-256 of `data`.
+#[napi]
+pub fn keccak256(data: Buffer) -> Buffer {
+    convert::buffer(svc_primitives::keccak256(&data).as_slice())
+}
+
+/// BLAKE3 of `data`.
+#[napi]
+pub fn blake3(data: Buffer) -> Buffer {
+    convert::buffer(&svc_pow::blake3_hash(&data))
+}
+
+/// Version of the core addon.
+#[napi]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}

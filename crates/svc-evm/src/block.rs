@@ -1,0 +1,324 @@
+//! Block production: execute the transactions on the head state under Prague, build receipts,
+//! the new state root and the header, and commit it all in one batch.
+
+use std::time::{Duration, Instant};
+
+use alloy_primitives::{keccak256, Address, Bytes, B256, U256};
+use revm::context::result::{EVMError, ExecutionResult};
+use revm::context::{BlockEnv, CfgEnv, Context, ContextTr, TxEnv};
+use revm::context_interface::block::BlobExcessGasAndPrice;
+use revm::database::states::bundle_state::BundleRetention;
+use revm::database::{OriginalValuesKnown, State};
+use revm::handler::{ExecuteCommitEvm, MainBuilder, MainContext};
+use revm::primitives::eip4844::BLOB_BASE_FEE_UPDATE_FRACTION_PRAGUE;
+use revm::primitives::hardfork::SpecId;
+use revm::Database;
+use svc_primitives::gas::MAX_INITCODE_SIZE;
+use svc_primitives::{
+    empty_requests_hash, header_hash, intrinsic_gas, logs_bloom, next_base_fee, receipts_root, transactions_root, Header,
+    SignedTransaction, TxEnvelope, TxReceipt, EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, KECCAK_EMPTY,
+};
+use svc_store::codec::BlockBody;
+use svc_store::state::{apply_changes, AccountFields, StateChanges, StorageChange};
+use svc_store::{BlockCommit, StateAt, Store, StoredBlock};
+
+use crate::db::StoreDb;
+use crate::errors::{invalid_tx_text, ChainError};
+
+/// geth's MaximumExtraDataSize.
+pub const MAX_EXTRA_DATA: usize = 32;
+
+/// What the consensus driver asks to be sealed on top of the head.
+#[derive(Debug, Clone, Default)]
+pub struct BlockRequest {
+    /// Raised to the parent's timestamp + 1 when not after it (geth dev mode does the same).
+    pub timestamp: u64,
+    pub coinbase: Address,
+    pub extra_data: Bytes,
+    pub gas_limit: u64,
+    /// EIP-2718 encodings in execution order.
+    pub txs: Vec<Bytes>,
+    /// The recovered sender of each transaction.
+    pub senders: Vec<Address>,
+    /// Application key/values committed with the block (None deletes).
+    pub app_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+/// Where the time of a block went.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockTimings {
+    pub execute: Duration,
+    pub state_root: Duration,
+    pub commit: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProducedBlock {
+    pub block: StoredBlock,
+    pub included: Vec<B256>,
+    /// Transactions invalid against the state, with geth's reason.
+    pub rejected: Vec<(B256, String)>,
+    /// Transactions that did not fit in the block's remaining gas.
+    pub deferred: Vec<B256>,
+    pub timings: BlockTimings,
+}
+
+enum Skip {
+    Defer,
+    Reject(String),
+}
+
+/// Execution environment of a block on top of `parent`.
+pub(crate) fn block_env(header: &Header) -> BlockEnv {
+    BlockEnv {
+        number: U256::from(header.number),
+        beneficiary: header.beneficiary,
+        timestamp: U256::from(header.timestamp),
+        gas_limit: header.gas_limit,
+        basefee: header.base_fee_per_gas.unwrap_or_default(),
+        difficulty: U256::ZERO,
+        prevrandao: Some(header.mix_hash),
+        blob_excess_gas_and_price: Some(BlobExcessGasAndPrice::new(0, BLOB_BASE_FEE_UPDATE_FRACTION_PRAGUE)),
+        ..Default::default()
+    }
+}
+
+pub(crate) fn cfg_env(chain_id: u64) -> CfgEnv {
+    let mut cfg = CfgEnv::new_with_spec(SpecId::PRAGUE);
+    cfg.chain_id = chain_id;
+    cfg
+}
+
+/// revm's view of a signed transaction.
+pub(crate) fn tx_env(tx: &SignedTransaction, sender: Address) -> TxEnv {
+    TxEnv {
+        tx_type: tx.tx_type(),
+        caller: sender,
+        gas_limit: tx.gas_limit(),
+        gas_price: tx.max_fee_per_gas(),
+        gas_priority_fee: (tx.tx_type() == 2).then(|| tx.max_priority_fee_per_gas()),
+        kind: tx.kind(),
+        value: tx.value(),
+        data: tx.input().clone(),
+        nonce: tx.nonce(),
+        chain_id: tx.chain_id(),
+        access_list: tx.access_list().cloned().unwrap_or_default(),
+        ..Default::default()
+    }
+}
+
+/// Execute `req` on the head of `store` and commit the sealed block.
+pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> Result<ProducedBlock, ChainError> {
+    if req.senders.len() != req.txs.len() {
+        return Err(ChainError::Invalid(format!(
+            "{} senders given for {} transactions",
+            req.senders.len(),
+            req.txs.len()
+        )));
+    }
+    if req.extra_data.len() > MAX_EXTRA_DATA {
+        return Err(ChainError::Invalid(format!("extra data too long: {} bytes, limit {MAX_EXTRA_DATA}", req.extra_data.len())));
+    }
+    if req.gas_limit == 0 {
+        return Err(ChainError::Invalid("block gas limit must be positive".into()));
+    }
+    let started = Instant::now();
+    let view = store.view();
+    let parent = view.head_block()?.clone();
+    let ph = &parent.header;
+    let mut header = Header {
+        parent_hash: parent.hash,
+        ommers_hash: EMPTY_OMMER_ROOT_HASH,
+        beneficiary: req.coinbase,
+        number: ph.number + 1,
+        gas_limit: req.gas_limit,
+        timestamp: req.timestamp.max(ph.timestamp + 1),
+        extra_data: req.extra_data.clone(),
+        // Deterministic PREVRANDAO: every node derives the same value from the parent.
+        mix_hash: keccak256(parent.hash),
+        base_fee_per_gas: Some(next_base_fee(ph.gas_used, ph.gas_limit, ph.base_fee_per_gas.unwrap_or_default())),
+        withdrawals_root: Some(EMPTY_ROOT_HASH),
+        blob_gas_used: Some(0),
+        excess_blob_gas: Some(0),
+        parent_beacon_block_root: Some(B256::ZERO),
+        requests_hash: Some(empty_requests_hash()),
+        ..Default::default()
+    };
+
+    let mut state = State::builder()
+        .with_database_ref(StoreDb { state: StateAt::Latest(&view) })
+        .with_bundle_update()
+        .build();
+    let mut included_txs: Vec<TxEnvelope> = Vec::with_capacity(req.txs.len());
+    let mut body = BlockBody { txs: Vec::with_capacity(req.txs.len()), senders: Vec::with_capacity(req.txs.len()) };
+    let mut tx_hashes = Vec::with_capacity(req.txs.len());
+    let mut receipts = Vec::with_capacity(req.txs.len());
+    let mut rejected = Vec::new();
+    let mut deferred = Vec::new();
+    let mut gas_used = 0u64;
+    {
+        let mut evm = Context::mainnet()
+            .with_db(&mut state)
+            .with_block(block_env(&header))
+            .with_cfg(cfg_env(chain_id))
+            .build_mainnet();
+        for (raw, sender) in req.txs.iter().zip(&req.senders) {
+            let tx = match SignedTransaction::decode(raw) {
+                Ok(tx) => tx,
+                Err(e) => {
+                    rejected.push((keccak256(raw), e.to_string()));
+                    continue;
+                }
+            };
+            let account = evm.db_mut().basic(*sender).map_err(|e| ChainError::Evm(e.to_string()))?;
+            let code = match &account {
+                Some(a) if a.code_hash != KECCAK_EMPTY => {
+                    Some(evm.db_mut().code_by_hash(a.code_hash).map_err(|e| ChainError::Evm(e.to_string()))?.original_bytes())
+                }
+                _ => None,
+            };
+            let check = precheck(&tx, *sender, account.as_ref().map(|a| (a.nonce, a.balance)), code.as_ref().map(|c| c.as_ref()), chain_id, &header, gas_used);
+            match check {
+                Some(Skip::Defer) => {
+                    deferred.push(tx.hash);
+                    continue;
+                }
+                Some(Skip::Reject(reason)) => {
+                    rejected.push((tx.hash, reason));
+                    continue;
+                }
+                None => {}
+            }
+            let result = match evm.transact_commit(tx_env(&tx, *sender)) {
+                Ok(result) => result,
+                Err(EVMError::Transaction(e)) => {
+                    rejected.push((tx.hash, invalid_tx_text(&e, *sender)));
+                    continue;
+                }
+                Err(e) => return Err(ChainError::Evm(e.to_string())),
+            };
+            gas_used += result.tx_gas_used();
+            let success = matches!(result, ExecutionResult::Success { .. });
+            receipts.push(TxReceipt::new(tx.tx_type(), success, gas_used, result.into_logs()));
+            tx_hashes.push(tx.hash);
+            body.txs.push(raw.clone());
+            body.senders.push(*sender);
+            included_txs.push(tx.envelope);
+        }
+    }
+    let executed = Instant::now();
+
+    state.merge_transitions(BundleRetention::PlainState);
+    let changes = to_state_changes(state.take_bundle().to_plain_state(OriginalValuesKnown::Yes));
+    let update = apply_changes(&view, ph.state_root, changes)?;
+    header.state_root = update.root;
+    header.gas_used = gas_used;
+    header.transactions_root = transactions_root(&included_txs);
+    header.receipts_root = receipts_root(&receipts);
+    header.logs_bloom = logs_bloom(&receipts);
+    let hash = header_hash(&header);
+    let rooted = Instant::now();
+
+    drop(view);
+    let commit = BlockCommit { header: header.clone(), hash, body, tx_hashes: tx_hashes.clone(), receipts, state: update, app_writes: req.app_writes };
+    store.commit(commit)?;
+    let committed = Instant::now();
+    Ok(ProducedBlock {
+        block: StoredBlock { hash, header },
+        included: tx_hashes,
+        rejected,
+        deferred,
+        timings: BlockTimings { execute: executed - started, state_root: rooted - executed, commit: committed - rooted },
+    })
+}
+
+/// geth's checks of a transaction against the state before execution, with its texts.
+fn precheck(
+    tx: &SignedTransaction,
+    sender: Address,
+    account: Option<(u64, U256)>,
+    code: Option<&[u8]>,
+    chain_id: u64,
+    header: &Header,
+    block_gas_used: u64,
+) -> Option<Skip> {
+    let gas = tx.gas_limit();
+    if gas > header.gas_limit {
+        return Some(Skip::Reject("exceeds block gas limit".into()));
+    }
+    if gas > header.gas_limit - block_gas_used {
+        return Some(Skip::Defer);
+    }
+    if let Some(id) = tx.chain_id() {
+        if id != chain_id {
+            return Some(Skip::Reject(format!("invalid chain id for signer: have {id} want {chain_id}")));
+        }
+    }
+    let (nonce, balance) = account.unwrap_or((0, U256::ZERO));
+    if tx.nonce() > nonce {
+        return Some(Skip::Reject(format!("nonce too high: address {sender}, tx: {} state: {nonce}", tx.nonce())));
+    }
+    if tx.nonce() < nonce {
+        return Some(Skip::Reject(format!("nonce too low: address {sender}, tx: {} state: {nonce}", tx.nonce())));
+    }
+    if nonce == u64::MAX {
+        return Some(Skip::Reject(format!("nonce has max value: address {sender}, nonce: {nonce}")));
+    }
+    if let Some(code) = code {
+        // EIP-3607, with EIP-7702 delegations still allowed to send.
+        if !code.is_empty() && !code.starts_with(&[0xef, 0x01, 0x00]) {
+            return Some(Skip::Reject(format!("sender not an eoa: address {sender}, codehash: {}", keccak256(code))));
+        }
+    }
+    let base_fee = header.base_fee_per_gas.unwrap_or_default() as u128;
+    let (max_fee, tip) = (tx.max_fee_per_gas(), tx.max_priority_fee_per_gas());
+    if max_fee < tip {
+        return Some(Skip::Reject(format!(
+            "max priority fee per gas higher than max fee per gas: address {sender}, maxPriorityFeePerGas: {tip}, maxFeePerGas: {max_fee}"
+        )));
+    }
+    if max_fee < base_fee {
+        return Some(Skip::Reject(format!(
+            "max fee per gas less than block base fee: address {sender}, maxFeePerGas: {max_fee}, baseFee: {base_fee}"
+        )));
+    }
+    let want = U256::from(gas) * U256::from(max_fee) + tx.value();
+    if balance < want {
+        return Some(Skip::Reject(format!("insufficient funds for gas * price + value: address {sender} have {balance} want {want}")));
+    }
+    let is_create = tx.to().is_none();
+    let ig = intrinsic_gas(tx.input(), is_create, tx.access_list());
+    if gas < ig.intrinsic {
+        return Some(Skip::Reject(format!("intrinsic gas too low: have {gas}, want {}", ig.intrinsic)));
+    }
+    if gas < ig.floor {
+        return Some(Skip::Reject(format!("insufficient gas for floor data gas cost: have {gas}, want {}", ig.floor)));
+    }
+    if is_create && tx.input().len() > MAX_INITCODE_SIZE {
+        return Some(Skip::Reject(format!("max initcode size exceeded: code size {} limit {MAX_INITCODE_SIZE}", tx.input().len())));
+    }
+    None
+}
+
+/// Convert revm's plain changeset into the store's state changes.
+pub(crate) fn to_state_changes(set: revm::database::states::StateChangeset) -> StateChanges {
+    StateChanges {
+        accounts: set
+            .accounts
+            .into_iter()
+            .map(|(address, info)| {
+                (address, info.map(|i| AccountFields { nonce: i.nonce, balance: i.balance, code_hash: i.code_hash }))
+            })
+            .collect(),
+        storage: set
+            .storage
+            .into_iter()
+            .map(|s| StorageChange {
+                address: s.address,
+                wipe: s.wipe_storage,
+                slots: s.storage.into_iter().map(|(k, v)| (B256::from(k), v)).collect(),
+            })
+            .collect(),
+        code: set.contracts.into_iter().map(|(hash, code)| (hash, code.original_bytes())).collect(),
+    }
+}

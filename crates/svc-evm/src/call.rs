@@ -1,0 +1,295 @@
+//! eth_call and eth_estimateGas with geth's semantics.
+
+use alloy_primitives::{Address, Bytes, TxKind, U256};
+use revm::context::result::{EVMError, ExecutionResult};
+use revm::context::{Context, TxEnv};
+use revm::context_interface::transaction::AccessList;
+use revm::database::CacheDB;
+use revm::handler::{ExecuteEvm, MainBuilder, MainContext};
+use revm::DatabaseRef;
+use svc_primitives::gas::TX_GAS;
+use svc_primitives::Header;
+use svc_store::StateAt;
+
+use crate::block::{block_env, cfg_env};
+use crate::db::StoreDb;
+use crate::errors::{halt_text, invalid_tx_text, ChainError};
+
+/// geth's estimateGasErrorRatio: stop the search once within 1.5% of the answer.
+const ESTIMATE_ERROR_RATIO: f64 = 0.015;
+/// Gas kept by a CALL with value for the callee (params.CallStipend).
+const CALL_STIPEND: u64 = 2_300;
+
+/// The arguments of eth_call / eth_estimateGas.
+#[derive(Debug, Clone, Default)]
+pub struct CallRequest {
+    pub from: Option<Address>,
+    pub to: Option<Address>,
+    pub gas: Option<u64>,
+    pub gas_price: Option<u128>,
+    pub max_fee_per_gas: Option<u128>,
+    pub max_priority_fee_per_gas: Option<u128>,
+    pub value: Option<U256>,
+    pub data: Option<Bytes>,
+    pub nonce: Option<u64>,
+    pub access_list: Option<AccessList>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallStatus {
+    Success,
+    Revert,
+    Halt,
+}
+
+impl CallStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Revert => "revert",
+            Self::Halt => "halt",
+        }
+    }
+}
+
+/// Result of eth_call: output (revert data for reverts), gas used, and geth's error text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallOutcome {
+    pub status: CallStatus,
+    pub output: Bytes,
+    pub gas_used: u64,
+    pub error: Option<String>,
+}
+
+/// Result of eth_estimateGas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EstimateOutcome {
+    pub status: CallStatus,
+    pub gas: u64,
+    pub output: Bytes,
+    pub error: Option<String>,
+}
+
+/// One execution: an EVM result, or a validation failure with geth's text.
+enum Run {
+    Executed(ExecutionResult),
+    Invalid(String),
+}
+
+/// Executes calls on one state; loaded accounts are cached across the runs of an estimate.
+struct Caller<'a> {
+    db: CacheDB<StoreDb<'a>>,
+    header: &'a Header,
+    chain_id: u64,
+    req: &'a CallRequest,
+}
+
+impl<'a> Caller<'a> {
+    fn new(state: StateAt<'a>, header: &'a Header, chain_id: u64, req: &'a CallRequest) -> Self {
+        Self { db: CacheDB::new(StoreDb { state }), header, chain_id, req }
+    }
+
+    fn sender(&self) -> Address {
+        self.req.from.unwrap_or(Address::ZERO)
+    }
+
+    /// Price per gas the caller pays; zero means fees are off (geth's NoBaseFee with no price).
+    fn fee_cap(&self) -> u128 {
+        self.req.max_fee_per_gas.or(self.req.gas_price).unwrap_or(0)
+    }
+
+    fn run(&mut self, gas_limit: u64) -> Result<Run, ChainError> {
+        let req = self.req;
+        let mut block = block_env(self.header);
+        let priced = req.gas_price.is_some_and(|p| p > 0)
+            || req.max_fee_per_gas.is_some_and(|p| p > 0)
+            || req.max_priority_fee_per_gas.is_some_and(|p| p > 0);
+        if !priced {
+            // geth lowers the base fee to 0 for unpriced calls so that they still validate.
+            block.basefee = 0;
+        }
+        block.gas_limit = block.gas_limit.max(gas_limit);
+        let mut cfg = cfg_env(self.chain_id);
+        cfg.disable_nonce_check = true;
+        cfg.disable_eip3607 = true;
+        cfg.disable_block_gas_limit = true;
+        cfg.tx_chain_id_check = false;
+
+        let mut tx = TxEnv {
+            caller: self.sender(),
+            gas_limit,
+            kind: req.to.map_or(TxKind::Create, TxKind::Call),
+            value: req.value.unwrap_or_default(),
+            data: req.data.clone().unwrap_or_default(),
+            nonce: req.nonce.unwrap_or_default(),
+            chain_id: Some(self.chain_id),
+            access_list: req.access_list.clone().unwrap_or_default(),
+            ..Default::default()
+        };
+        if req.max_fee_per_gas.is_some() || req.max_priority_fee_per_gas.is_some() {
+            tx.tx_type = 2;
+            tx.gas_price = req.max_fee_per_gas.unwrap_or(0);
+            tx.gas_priority_fee = Some(req.max_priority_fee_per_gas.unwrap_or(0));
+        } else {
+            tx.tx_type = if req.access_list.is_some() { 1 } else { 0 };
+            tx.gas_price = req.gas_price.unwrap_or(0);
+        }
+
+        let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet();
+        match evm.transact(tx) {
+            Ok(out) => Ok(Run::Executed(out.result)),
+            Err(EVMError::Transaction(e)) => Ok(Run::Invalid(invalid_tx_text(&e, self.sender()))),
+            Err(EVMError::Database(e)) => Err(ChainError::Evm(e.to_string())),
+            Err(e) => Err(ChainError::Evm(e.to_string())),
+        }
+    }
+}
+
+fn outcome(run: Run) -> CallOutcome {
+    match run {
+        Run::Executed(ExecutionResult::Success { gas, output, .. }) => {
+            CallOutcome { status: CallStatus::Success, output: output.into_data(), gas_used: gas.tx_gas_used(), error: None }
+        }
+        Run::Executed(ExecutionResult::Revert { gas, output, .. }) => CallOutcome {
+            status: CallStatus::Revert,
+            output,
+            gas_used: gas.tx_gas_used(),
+            error: Some("execution reverted".into()),
+        },
+        Run::Executed(ExecutionResult::Halt { reason, gas, .. }) => CallOutcome {
+            status: CallStatus::Halt,
+            output: Bytes::new(),
+            gas_used: gas.tx_gas_used(),
+            error: Some(halt_text(&reason)),
+        },
+        Run::Invalid(text) => CallOutcome { status: CallStatus::Halt, output: Bytes::new(), gas_used: 0, error: Some(text) },
+    }
+}
+
+/// eth_call on `state` with `header` as the block context.
+pub fn call(state: StateAt<'_>, header: &Header, chain_id: u64, rpc_gas_cap: u64, req: &CallRequest) -> Result<CallOutcome, ChainError> {
+    let gas = match req.gas {
+        Some(g) if rpc_gas_cap > 0 => g.min(rpc_gas_cap),
+        Some(g) => g,
+        None if rpc_gas_cap > 0 => rpc_gas_cap.min(header.gas_limit),
+        None => header.gas_limit,
+    };
+    let mut caller = Caller::new(state, header, chain_id, req);
+    Ok(outcome(caller.run(gas)?))
+}
+
+fn failure(status: CallStatus, output: Bytes, error: String) -> EstimateOutcome {
+    EstimateOutcome { status, gas: 0, output, error: Some(error) }
+}
+
+/// eth_estimateGas: geth's search (balance cap, try at the cap, optimistic guess, bisection).
+pub fn estimate_gas(
+    state: StateAt<'_>,
+    header: &Header,
+    chain_id: u64,
+    rpc_gas_cap: u64,
+    req: &CallRequest,
+) -> Result<EstimateOutcome, ChainError> {
+    let mut caller = Caller::new(state, header, chain_id, req);
+    let mut hi = match req.gas {
+        Some(g) if g >= TX_GAS => g,
+        _ => header.gas_limit,
+    };
+    let fee_cap = caller.fee_cap();
+    if fee_cap > 0 {
+        let balance = caller.db.basic_ref(caller.sender()).map_err(|e| ChainError::Evm(e.to_string()))?.map(|a| a.balance).unwrap_or_default();
+        let value = req.value.unwrap_or_default();
+        // As geth: the value must leave something over to pay for gas.
+        if value >= balance {
+            return Ok(failure(CallStatus::Halt, Bytes::new(), "insufficient funds for transfer".into()));
+        }
+        let allowance = (balance.saturating_sub(value)) / U256::from(fee_cap);
+        if let Ok(allowance) = u64::try_from(allowance) {
+            hi = hi.min(allowance);
+        }
+    }
+    if rpc_gas_cap > 0 {
+        hi = hi.min(rpc_gas_cap);
+    }
+
+    // A plain transfer to an account without code: try 21000 first.
+    if req.data.as_ref().is_none_or(|d| d.is_empty()) {
+        if let Some(to) = req.to {
+            let has_code = caller
+                .db
+                .basic_ref(to)
+                .map_err(|e| ChainError::Evm(e.to_string()))?
+                .is_some_and(|a| a.code_hash != svc_primitives::KECCAK_EMPTY);
+            if !has_code {
+                if let Run::Executed(r) = caller.run(TX_GAS)? {
+                    if r.is_success() {
+                        return Ok(EstimateOutcome { status: CallStatus::Success, gas: TX_GAS, output: Bytes::new(), error: None });
+                    }
+                }
+            }
+        }
+    }
+
+    let first = match caller.run(hi)? {
+        Run::Invalid(text) if is_gas_shortage(&text) => {
+            return Ok(failure(CallStatus::Halt, Bytes::new(), format!("gas required exceeds allowance ({hi})")))
+        }
+        Run::Invalid(text) => return Ok(failure(CallStatus::Halt, Bytes::new(), text)),
+        Run::Executed(r) => r,
+    };
+    match &first {
+        ExecutionResult::Success { .. } => {}
+        ExecutionResult::Revert { output, .. } => {
+            return Ok(failure(CallStatus::Revert, output.clone(), "execution reverted".into()))
+        }
+        ExecutionResult::Halt { reason, .. } => {
+            let text = halt_text(reason);
+            if text == "out of gas" {
+                return Ok(failure(CallStatus::Halt, Bytes::new(), format!("gas required exceeds allowance ({hi})")));
+            }
+            return Ok(failure(CallStatus::Halt, Bytes::new(), text));
+        }
+    }
+    let gas = first.gas();
+    let used = first.tx_gas_used();
+    let mut lo = used.saturating_sub(1);
+
+    // Most transactions succeed with the gas they used plus their refund and a stipend.
+    let optimistic = (used + gas.inner_refunded() + CALL_STIPEND) * 64 / 63;
+    if optimistic < hi {
+        if succeeds(&mut caller, optimistic)? {
+            hi = optimistic;
+        } else {
+            lo = optimistic;
+        }
+    }
+    while lo + 1 < hi {
+        if ((hi - lo) as f64) / (hi as f64) < ESTIMATE_ERROR_RATIO {
+            break;
+        }
+        let mut mid = lo + (hi - lo) / 2;
+        if mid > lo.saturating_mul(2) {
+            // Most transactions need little more than they use: bisect towards the low side.
+            mid = lo * 2;
+        }
+        if succeeds(&mut caller, mid)? {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(EstimateOutcome { status: CallStatus::Success, gas: hi, output: Bytes::new(), error: None })
+}
+
+/// Validation failures that only mean "more gas is needed" (geth raises the limit on these).
+fn is_gas_shortage(text: &str) -> bool {
+    text.starts_with("intrinsic gas too low") || text.starts_with("insufficient gas for floor data gas cost")
+}
+
+fn succeeds(caller: &mut Caller<'_>, gas: u64) -> Result<bool, ChainError> {
+    match caller.run(gas)? {
+        Run::Executed(r) => Ok(r.is_success()),
+        Run::Invalid(text) if is_gas_shortage(&text) => Ok(false),
+        Run::Invalid(text) => Err(ChainError::Invalid(text)),
+    }
+}

@@ -1,0 +1,141 @@
+//! The chain of one data directory: opening (genesis or resume), block production, and state
+//! reads and calls at any block.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use alloy_primitives::{Address, Bytes, B256, U256};
+use parking_lot::Mutex;
+use svc_primitives::TrieAccount;
+use svc_store::{ReadView, StateAt, Store, StoredBlock};
+
+use crate::block::{produce_block, BlockRequest, ProducedBlock};
+use crate::call::{self, CallOutcome, CallRequest, EstimateOutcome};
+use crate::errors::ChainError;
+use crate::genesis::{build_genesis, GenesisSpec};
+
+#[derive(Debug, Clone, Copy)]
+pub struct ChainConfig {
+    /// Gas cap of eth_call / eth_estimateGas (geth's RPCGasCap; 0 = none).
+    pub rpc_gas_cap: u64,
+    /// Most recent blocks whose state is served; 0 = all (archive).
+    pub state_history: u64,
+}
+
+impl Default for ChainConfig {
+    fn default() -> Self {
+        Self { rpc_gas_cap: 50_000_000, state_history: 0 }
+    }
+}
+
+/// The chain database and execution engine.
+pub struct Chain {
+    store: Store,
+    chain_id: u64,
+    config: ChainConfig,
+    /// Block production is sequential: one block on top of the head at a time.
+    producing: Mutex<()>,
+}
+
+impl Chain {
+    /// Open `dir`: write genesis into an empty database, or resume from its head after checking
+    /// that it holds this genesis and chain id.
+    pub fn open(dir: &Path, genesis: &GenesisSpec, config: ChainConfig) -> Result<Self, ChainError> {
+        std::fs::create_dir_all(dir).map_err(|e| ChainError::Invalid(format!("cannot create data dir {}: {e}", dir.display())))?;
+        let block0 = build_genesis(genesis)?;
+        let store = Store::open(dir)?;
+        match store.identity()? {
+            None => {
+                store.commit_genesis(block0, genesis.chain_id)?;
+            }
+            Some((_, chain_id)) if chain_id != genesis.chain_id => {
+                return Err(ChainError::Invalid(format!(
+                    "data dir {} belongs to chain id {chain_id}, not {}",
+                    dir.display(),
+                    genesis.chain_id
+                )))
+            }
+            Some((hash, _)) if hash != block0.hash => {
+                return Err(ChainError::Invalid(format!(
+                    "data dir {} holds genesis {hash}, but the genesis given hashes to {}",
+                    dir.display(),
+                    block0.hash
+                )))
+            }
+            Some(_) => {}
+        }
+        Ok(Self { store, chain_id: genesis.chain_id, config, producing: Mutex::new(()) })
+    }
+
+    pub fn chain_id(&self) -> u64 {
+        self.chain_id
+    }
+
+    pub fn config(&self) -> ChainConfig {
+        self.config
+    }
+
+    /// The latest consistent view.
+    pub fn view(&self) -> Arc<ReadView> {
+        self.store.view()
+    }
+
+    pub fn head(&self) -> Result<StoredBlock, ChainError> {
+        Ok(self.store.view().head_block()?.clone())
+    }
+
+    /// Execute, seal and commit the next block.
+    pub fn produce_block(&self, req: BlockRequest) -> Result<ProducedBlock, ChainError> {
+        let _guard = self.producing.lock();
+        produce_block(&self.store, self.chain_id, req)
+    }
+
+    /// The state after block `number` within `view`, refusing blocks beyond the head or outside
+    /// the configured state history.
+    pub fn state_at<'a>(&self, view: &'a ReadView, number: u64) -> Result<StateAt<'a>, ChainError> {
+        let head = view.head_number();
+        if number > head {
+            return Err(ChainError::Invalid(format!("header not found: block {number} is beyond the head {head}")));
+        }
+        if self.config.state_history > 0 && head - number >= self.config.state_history {
+            return Err(ChainError::StateUnavailable);
+        }
+        Ok(StateAt::at_block(view, number)?)
+    }
+
+    /// Account after block `number` (an empty account when it does not exist).
+    pub fn account(&self, address: &Address, number: u64) -> Result<TrieAccount, ChainError> {
+        let view = self.view();
+        Ok(self.state_at(&view, number)?.account(address)?.unwrap_or_default())
+    }
+
+    pub fn code(&self, address: &Address, number: u64) -> Result<Bytes, ChainError> {
+        let view = self.view();
+        Ok(self.state_at(&view, number)?.code_of(address)?)
+    }
+
+    pub fn storage(&self, address: &Address, slot: &B256, number: u64) -> Result<U256, ChainError> {
+        let view = self.view();
+        Ok(self.state_at(&view, number)?.storage(address, slot)?)
+    }
+
+    fn header_of(view: &ReadView, number: u64) -> Result<svc_primitives::Header, ChainError> {
+        Ok(view.block(number)?.ok_or_else(|| ChainError::Invalid(format!("header not found: block {number}")))?.header)
+    }
+
+    /// eth_call on the state after block `number`, in that block's context.
+    pub fn call(&self, req: &CallRequest, number: u64) -> Result<CallOutcome, ChainError> {
+        let view = self.view();
+        let state = self.state_at(&view, number)?;
+        let header = Self::header_of(&view, number)?;
+        call::call(state, &header, self.chain_id, self.config.rpc_gas_cap, req)
+    }
+
+    /// eth_estimateGas on the state after block `number`.
+    pub fn estimate_gas(&self, req: &CallRequest, number: u64) -> Result<EstimateOutcome, ChainError> {
+        let view = self.view();
+        let state = self.state_at(&view, number)?;
+        let header = Self::header_of(&view, number)?;
+        call::estimate_gas(state, &header, self.chain_id, self.config.rpc_gas_cap, req)
+    }
+}

@@ -1,0 +1,287 @@
+//! The engine end to end on a real RocksDB: genesis, transfers, deployment, calls, reverts,
+//! rejections, restart, historical state and the state root.
+
+mod common;
+
+use alloy_primitives::{Address, Bytes, B256, U256};
+use common::*;
+use svc_evm::{CallRequest, CallStatus, Chain, ChainConfig};
+use svc_store::query::{block_logs, find_logs, LogFilter};
+
+/// The state root recomputed from scratch (alloy's HashBuilder) over the flat state.
+fn scratch_root(chain: &Chain) -> B256 {
+    let view = chain.view();
+    let accounts = view.flat_state().unwrap();
+    let mut leaves = Vec::new();
+    for (address, account, storage) in accounts {
+        let root = alloy_trie::root::storage_root_unhashed(storage);
+        assert_eq!(root, account.storage_root, "storage root of {address}");
+        leaves.push((address, account));
+    }
+    alloy_trie::root::state_root_unhashed(leaves)
+}
+
+fn balance(chain: &Chain, a: Address, n: u64) -> U256 {
+    chain.account(&a, n).unwrap().balance
+}
+
+#[test]
+fn genesis_places_accounts_and_runs_init_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..3).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let head = chain.head().unwrap();
+    assert_eq!(head.header.number, 0);
+    assert_eq!(head.header.state_root, scratch_root(&chain));
+    assert_eq!(head.header.base_fee_per_gas, Some(GWEI as u64));
+    assert_eq!(balance(&chain, keys[1].address, 0), U256::from(10_000 * ETHER));
+    assert_eq!(chain.code(&PROBE, 0).unwrap().to_vec(), contract("Probe").deployed);
+    assert_eq!(chain.account(&PROBE, 0).unwrap().nonce, 1);
+}
+
+#[test]
+fn transfers_deployment_calls_and_reverts() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..3).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let (a, b) = (&keys[0], &keys[1]);
+    let probe = contract("Probe");
+
+    // Block 1: a value transfer, a deployment, a legacy transfer.
+    let txs = vec![
+        a.tx1559(0, Some(b.address), ETHER, vec![], 21_000),
+        a.tx1559(1, None, 0, probe.bytecode.clone(), 500_000),
+        b.legacy(0, Some(keys[2].address), 5, vec![], 21_000, 2 * GWEI),
+    ];
+    let produced = chain.produce_block(request(&chain, txs, vec![a.address, a.address, b.address])).unwrap();
+    assert_eq!(produced.included.len(), 3, "rejected: {:?}", produced.rejected);
+    let header = &produced.block.header;
+    assert_eq!(header.number, 1);
+    assert_eq!(header.state_root, scratch_root(&chain));
+    let receipts = chain.view().receipts(1).unwrap().unwrap();
+    assert!(receipts.iter().all(|r| r.success));
+    assert_eq!(receipts[0].cumulative_gas_used, 21_000);
+    assert_eq!(header.gas_used, receipts[2].cumulative_gas_used);
+
+    let base_fee = header.base_fee_per_gas.unwrap() as u128;
+    let deploy_gas = (receipts[1].cumulative_gas_used - 21_000) as u128;
+    let a_paid = ETHER + (21_000 + deploy_gas) * (base_fee + GWEI);
+    assert_eq!(balance(&chain, a.address, 1), U256::from(10_000 * ETHER - a_paid));
+    assert_eq!(balance(&chain, keys[2].address, 1), U256::from(10_000 * ETHER + 5));
+    // The coinbase earns the tips; the base fee is burnt.
+    let tips = (21_000 + deploy_gas) * GWEI + 21_000 * (2 * GWEI - base_fee);
+    assert_eq!(balance(&chain, COINBASE, 1), U256::from(tips));
+
+    let deployed = a.address.create(1);
+    assert_eq!(chain.code(&deployed, 1).unwrap().to_vec(), probe.deployed);
+
+    // Block 2: bump (storage + event) and a reverting call.
+    let txs = vec![
+        b.tx1559(1, Some(deployed), 0, selector("bump()"), 100_000),
+        b.tx1559(2, Some(deployed), 0, selector("fail()"), 100_000),
+    ];
+    let produced = chain.produce_block(request(&chain, txs, vec![b.address, b.address])).unwrap();
+    assert_eq!(produced.included.len(), 2);
+    let receipts = chain.view().receipts(2).unwrap().unwrap();
+    assert!(receipts[0].success);
+    assert!(!receipts[1].success);
+    assert_eq!(receipts[0].logs.len(), 1);
+    assert_eq!(receipts[0].logs[0].address, deployed);
+    assert_eq!(chain.storage(&deployed, &B256::ZERO, 2).unwrap(), U256::from(1));
+    assert_eq!(chain.storage(&deployed, &B256::ZERO, 1).unwrap(), U256::ZERO);
+    assert_eq!(produced.block.header.state_root, scratch_root(&chain));
+
+    // eth_call at the head and at an older block.
+    let count = CallRequest { to: Some(deployed), data: Some(selector("count()").into()), ..Default::default() };
+    let out = chain.call(&count, 2).unwrap();
+    assert_eq!(out.status, CallStatus::Success);
+    assert_eq!(U256::from_be_slice(&out.output), U256::from(1));
+    assert_eq!(U256::from_be_slice(&chain.call(&count, 1).unwrap().output), U256::ZERO);
+
+    let fail = CallRequest { to: Some(deployed), data: Some(selector("fail()").into()), ..Default::default() };
+    let out = chain.call(&fail, 2).unwrap();
+    assert_eq!(out.status, CallStatus::Revert);
+    assert_eq!(out.output.to_vec(), calldata("Nope(uint256)", &[word(U256::from(7))]));
+    let est = chain.estimate_gas(&fail, 2).unwrap();
+    assert_eq!(est.status, CallStatus::Revert);
+    assert_eq!(est.output, out.output);
+
+    // Logs through the bloom-filtered scan.
+    let logs = find_logs(&chain.view(), &LogFilter { from_block: 0, to_block: 2, addresses: vec![deployed], limit: 100, ..Default::default() }).unwrap();
+    assert_eq!(logs.logs.len(), 1);
+    assert_eq!(logs.logs[0].tx_hash, produced.included[0]);
+    assert!(!logs.truncated);
+    assert_eq!(block_logs(&chain.view(), 2).unwrap().len(), 1);
+}
+
+#[test]
+fn invalid_transactions_are_rejected_with_geth_texts_and_full_blocks_defer() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..3).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let (a, b) = (&keys[0], &keys[1]);
+    let poor = Key::new(99);
+    let txs = vec![
+        a.tx1559(0, Some(b.address), 1, vec![], 21_000),
+        a.tx1559(0, Some(b.address), 1, vec![], 21_000),
+        a.tx1559(5, Some(b.address), 1, vec![], 21_000),
+        poor.tx1559(0, Some(b.address), 1, vec![], 21_000),
+        b.tx1559(0, Some(a.address), 1, vec![1, 2, 3], 21_000),
+        b.legacy(0, Some(a.address), 1, vec![], 21_000, 1),
+    ];
+    let senders = vec![a.address, a.address, a.address, poor.address, b.address, b.address];
+    let produced = chain.produce_block(request(&chain, txs, senders)).unwrap();
+    assert_eq!(produced.included.len(), 1);
+    let reasons: Vec<&str> = produced.rejected.iter().map(|(_, r)| r.as_str()).collect();
+    assert_eq!(reasons[0], format!("nonce too low: address {}, tx: 0 state: 1", a.address));
+    assert_eq!(reasons[1], format!("nonce too high: address {}, tx: 5 state: 1", a.address));
+    assert!(reasons[2].starts_with(&format!("insufficient funds for gas * price + value: address {} have 0 want", poor.address)), "{}", reasons[2]);
+    assert_eq!(reasons[3], "intrinsic gas too low: have 21000, want 21048");
+    assert!(reasons[4].starts_with("max fee per gas less than block base fee"), "{}", reasons[4]);
+
+    // A block with room for only one transfer defers the second.
+    let mut req = request(&chain, vec![a.tx1559(1, Some(b.address), 1, vec![], 21_000), a.tx1559(2, Some(b.address), 1, vec![], 21_000)], vec![a.address, a.address]);
+    req.gas_limit = 30_000;
+    let produced = chain.produce_block(req).unwrap();
+    assert_eq!(produced.included.len(), 1);
+    assert_eq!(produced.deferred.len(), 1);
+    assert!(produced.rejected.is_empty());
+}
+
+#[test]
+fn reopening_resumes_the_head_and_refuses_another_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..2).map(Key::new).collect();
+    let spec = genesis(&keys);
+    let (hash1, hash2) = {
+        let chain = open(dir.path(), &spec);
+        let b1 = chain.produce_block(request(&chain, vec![keys[0].tx1559(0, Some(keys[1].address), 7, vec![], 21_000)], vec![keys[0].address])).unwrap();
+        let b2 = chain.produce_block(request(&chain, vec![], vec![])).unwrap();
+        (b1.block.hash, b2.block.hash)
+    };
+    let chain = open(dir.path(), &spec);
+    let head = chain.head().unwrap();
+    assert_eq!(head.header.number, 2);
+    assert_eq!(head.hash, hash2);
+    assert_eq!(chain.view().block(1).unwrap().unwrap().hash, hash1);
+    assert_eq!(balance(&chain, keys[1].address, 2), U256::from(10_000 * ETHER + 7));
+    // Historical balance through the trie at block 0's root.
+    assert_eq!(balance(&chain, keys[1].address, 0), U256::from(10_000 * ETHER));
+    let b3 = chain.produce_block(request(&chain, vec![keys[0].tx1559(1, Some(keys[1].address), 1, vec![], 21_000)], vec![keys[0].address])).unwrap();
+    assert_eq!(b3.block.header.parent_hash, hash2);
+    assert_eq!(b3.included.len(), 1);
+    drop(chain);
+
+    let mut other = spec.clone();
+    other.chain_id = 1;
+    let err = Chain::open(dir.path(), &other, ChainConfig::default()).err().expect("other chain id refused").to_string();
+    assert!(err.contains("chain id 9000"), "{err}");
+    let mut other = spec.clone();
+    other.alloc[0].balance = U256::from(1);
+    let err = Chain::open(dir.path(), &other, ChainConfig::default()).err().expect("other genesis refused").to_string();
+    assert!(err.contains("genesis"), "{err}");
+}
+
+#[test]
+fn state_history_limits_historical_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..1).map(Key::new).collect();
+    let chain = Chain::open(dir.path(), &genesis(&keys), ChainConfig { rpc_gas_cap: 50_000_000, state_history: 2 }).unwrap();
+    for _ in 0..3 {
+        chain.produce_block(request(&chain, vec![], vec![])).unwrap();
+    }
+    assert!(chain.account(&keys[0].address, 2).is_ok());
+    assert_eq!(chain.account(&keys[0].address, 1).unwrap_err().to_string(), "historical state not available");
+    assert!(chain.account(&keys[0].address, 9).unwrap_err().to_string().starts_with("header not found"));
+}
+
+#[test]
+fn estimate_gas_follows_geth() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..2).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let a = &keys[0];
+
+    let transfer = CallRequest { from: Some(a.address), to: Some(keys[1].address), value: Some(U256::from(1)), ..Default::default() };
+    assert_eq!(chain.estimate_gas(&transfer, 0).unwrap().gas, 21_000);
+
+    // A gasleft() guard: the estimate must clear it although the bare use is far lower.
+    let needs = CallRequest { from: Some(a.address), to: Some(PROBE), data: Some(selector("needsGas()").into()), ..Default::default() };
+    let est = chain.estimate_gas(&needs, 0).unwrap();
+    assert_eq!(est.status, CallStatus::Success);
+    assert!(est.gas > 100_000, "{}", est.gas);
+    assert_eq!(chain.call(&CallRequest { gas: Some(est.gas), ..needs.clone() }, 0).unwrap().status, CallStatus::Success);
+
+    // Storage-heavy call: the estimate lets the transaction succeed when mined.
+    let fill = calldata("fill(uint256)", &[word(U256::from(20))]);
+    let req = CallRequest { from: Some(a.address), to: Some(PROBE), data: Some(fill.clone().into()), ..Default::default() };
+    let est = chain.estimate_gas(&req, 0).unwrap();
+    assert_eq!(est.status, CallStatus::Success);
+    let produced = chain.produce_block(request(&chain, vec![a.tx1559(0, Some(PROBE), 0, fill, est.gas)], vec![a.address])).unwrap();
+    assert_eq!(produced.included.len(), 1);
+    let receipt = &chain.view().receipts(1).unwrap().unwrap()[0];
+    assert!(receipt.success);
+    assert!(est.gas <= receipt.cumulative_gas_used * 103 / 100 + 2_300, "estimate {} used {}", est.gas, receipt.cumulative_gas_used);
+
+    // A fee-paying estimate is capped by what the balance buys; beyond it geth says so.
+    let poor = CallRequest { from: Some(Key::new(77).address), to: Some(PROBE), gas_price: Some(GWEI), data: Some(selector("count()").into()), ..Default::default() };
+    let est = chain.estimate_gas(&poor, 1).unwrap();
+    assert_eq!(est.status, CallStatus::Halt);
+    assert_eq!(est.error.as_deref(), Some("insufficient funds for transfer"));
+    // 10,000 ether at 1e18 wei per gas buys 10,000 gas: less than the call needs.
+    let pricey = CallRequest { from: Some(keys[1].address), gas_price: Some(ETHER), ..poor.clone() };
+    let est = chain.estimate_gas(&pricey, 1).unwrap();
+    assert_eq!(est.error.as_deref(), Some("gas required exceeds allowance (10000)"));
+
+    // Calls without a price run from an empty account and need no funds.
+    let call = CallRequest { to: Some(PROBE), data: Some(selector("count()").into()), ..Default::default() };
+    assert_eq!(chain.call(&call, 1).unwrap().status, CallStatus::Success);
+    let funded = CallRequest { gas_price: Some(GWEI), value: Some(U256::from(1)), ..call };
+    let out = chain.call(&funded, 1).unwrap();
+    assert_eq!(out.status, CallStatus::Halt);
+    assert!(out.error.unwrap().starts_with("insufficient funds for gas * price + value"));
+}
+
+#[test]
+fn blockhash_reads_stored_hashes_and_app_values_commit_with_the_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..1).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let mut req = request(&chain, vec![], vec![]);
+    req.app_writes = vec![(b"staking/v1".to_vec(), Some(b"hello".to_vec())), (b"gone".to_vec(), None)];
+    let b1 = chain.produce_block(req).unwrap();
+    chain.produce_block(request(&chain, vec![], vec![])).unwrap();
+    let call = CallRequest { to: Some(PROBE), data: Some(calldata("hashOf(uint256)", &[word(U256::from(1))]).into()), ..Default::default() };
+    assert_eq!(chain.call(&call, 2).unwrap().output, Bytes::copy_from_slice(b1.block.hash.as_slice()));
+    assert_eq!(chain.view().app_value(b"staking/v1").unwrap(), Some(b"hello".to_vec()));
+    assert_eq!(chain.view().app_value(b"gone").unwrap(), None);
+}
+
+#[test]
+fn fee_history_weights_tips_by_gas_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..3).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    // Tips: the legacy transaction pays its price over the base fee; the 1559 one its 1 gwei tip.
+    let txs = vec![
+        keys[0].legacy(0, Some(PROBE), 0, calldata("fill(uint256)", &[word(U256::from(3))]), 200_000, 3 * GWEI),
+        keys[1].tx1559(0, Some(keys[2].address), 1, vec![], 21_000),
+    ];
+    let produced = chain.produce_block(request(&chain, txs, vec![keys[0].address, keys[1].address])).unwrap();
+    assert_eq!(produced.included.len(), 2);
+    let header = &produced.block.header;
+    let view = chain.view();
+    let h = svc_store::query::fee_history(&view, 1, 10, &[0.0, 10.0, 50.0, 100.0]).unwrap();
+    assert_eq!(h.oldest_block, 0);
+    assert_eq!(h.base_fee_per_gas.len(), 3);
+    assert_eq!(h.base_fee_per_gas[2], svc_primitives::next_base_fee(header.gas_used, header.gas_limit, header.base_fee_per_gas.unwrap()) as u128);
+    assert_eq!(h.reward[0], vec![0, 0, 0, 0]);
+    // Sorted by tip: the transfer (1 gwei, 21000 gas, under 10% of the block's gas) then the
+    // legacy fill, whose tip is its price over the base fee and which used most of the gas.
+    let legacy_tip = 3 * GWEI - header.base_fee_per_gas.unwrap() as u128;
+    assert!(legacy_tip > GWEI);
+    assert_eq!(h.reward[1], vec![GWEI, GWEI, legacy_tip, legacy_tip]);
+    assert!((h.gas_used_ratio[1] - header.gas_used as f64 / header.gas_limit as f64).abs() < 1e-12);
+    assert!(svc_store::query::fee_history(&view, 2, 1, &[]).is_err());
+    assert!(svc_store::query::fee_history(&view, 1, 1, &[50.0, 10.0]).is_err());
+}

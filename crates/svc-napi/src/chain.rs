@@ -1,0 +1,542 @@
+//! The `Chain` class: thin bindings over svc_evm::Chain and the store's read views.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{AsyncTask, BigInt, Buffer};
+use napi::{Env, Task};
+use napi_derive::napi;
+use svc_evm::{BlockRequest, CallStatus, ChainConfig};
+use svc_primitives::{intrinsic_gas, next_base_fee, Bytes, SignedTransaction};
+use svc_store::query::{self, LocatedLog};
+use svc_store::{ReadView, StoredBlock};
+
+use crate::convert::*;
+use crate::rpc::{self, TxPosition};
+use crate::types::*;
+
+fn head_info(b: &StoredBlock) -> HeadInfo {
+    let h = &b.header;
+    HeadInfo {
+        number: num(h.number),
+        hash: buffer(b.hash.as_slice()),
+        parent_hash: buffer(h.parent_hash.as_slice()),
+        timestamp: num(h.timestamp),
+        gas_limit: num(h.gas_limit),
+        gas_used: num(h.gas_used),
+        base_fee_per_gas: from_u64(h.base_fee_per_gas.unwrap_or_default()),
+        state_root: buffer(h.state_root.as_slice()),
+    }
+}
+
+/// Run `f`, turning a panic into a JS error instead of unwinding across N-API.
+fn guarded<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let msg = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("unknown panic");
+        Err(js_error(format!("internal error: {msg}")))
+    })
+}
+
+/// The chain database and execution engine of one data directory.
+#[napi]
+pub struct Chain {
+    inner: Option<Arc<svc_evm::Chain>>,
+}
+
+impl Chain {
+    fn chain(&self) -> napi::Result<&Arc<svc_evm::Chain>> {
+        self.inner.as_ref().ok_or_else(|| js_error("chain is closed"))
+    }
+
+    fn view(&self) -> napi::Result<Arc<ReadView>> {
+        Ok(self.chain()?.view())
+    }
+}
+
+fn select(view: &ReadView, sel: &BlockSelector) -> napi::Result<Option<StoredBlock>> {
+    let number = match (&sel.number, &sel.hash) {
+        (Some(n), None) => to_count(*n, "block number")?,
+        (None, Some(h)) => match view.number_by_hash(&to_b256(h, "block hash")?).map_err(js_error)? {
+            Some(n) => n,
+            None => return Ok(None),
+        },
+        _ => return Err(js_error("block selector needs exactly one of number or hash")),
+    };
+    view.block(number).map_err(js_error)
+}
+
+/// Everything the RPC objects of a mined transaction need.
+struct MinedTx {
+    block: StoredBlock,
+    body: svc_store::codec::BlockBody,
+    index: usize,
+}
+
+impl MinedTx {
+    fn load(view: &ReadView, block: StoredBlock, index: usize) -> napi::Result<Option<Self>> {
+        let body = view.body(block.number()).map_err(js_error)?.ok_or_else(|| js_error("block body is missing"))?;
+        if index >= body.txs.len() {
+            return Ok(None);
+        }
+        Ok(Some(Self { block, body, index }))
+    }
+
+    fn position(&self) -> TxPosition {
+        TxPosition {
+            block_hash: self.block.hash,
+            block_number: self.block.number(),
+            index: self.index as u32,
+            base_fee: self.block.header.base_fee_per_gas.unwrap_or_default(),
+        }
+    }
+
+    fn tx(&self) -> napi::Result<SignedTransaction> {
+        SignedTransaction::decode(&self.body.txs[self.index]).map_err(|e| js_error(format!("stored transaction is corrupt: {e}")))
+    }
+
+    fn json(&self) -> napi::Result<serde_json::Value> {
+        Ok(rpc::transaction(&self.tx()?, &self.body.senders[self.index], Some(self.position())))
+    }
+}
+
+/// RPC receipts of a whole block.
+fn block_receipts(view: &ReadView, block: &StoredBlock) -> napi::Result<Vec<serde_json::Value>> {
+    let number = block.number();
+    let body = view.body(number).map_err(js_error)?.ok_or_else(|| js_error("block body is missing"))?;
+    let receipts = view.receipts(number).map_err(js_error)?.ok_or_else(|| js_error("block receipts are missing"))?;
+    let base_fee = block.header.base_fee_per_gas.unwrap_or_default();
+    let mut out = Vec::with_capacity(receipts.len());
+    let (mut previous_gas, mut log_index) = (0u64, 0u32);
+    for (i, r) in receipts.iter().enumerate() {
+        let tx = SignedTransaction::decode(&body.txs[i]).map_err(|e| js_error(format!("stored transaction is corrupt: {e}")))?;
+        let p = TxPosition { block_hash: block.hash, block_number: number, index: i as u32, base_fee };
+        out.push(rpc::receipt(&tx, &body.senders[i], r, r.cumulative_gas_used - previous_gas, p, log_index));
+        previous_gas = r.cumulative_gas_used;
+        log_index += r.logs.len() as u32;
+    }
+    Ok(out)
+}
+
+fn genesis_spec(g: GenesisSpec) -> napi::Result<svc_evm::GenesisSpec> {
+    let mut alloc = Vec::with_capacity(g.alloc.len());
+    for a in g.alloc {
+        let mut storage = Vec::new();
+        for e in a.storage.unwrap_or_default() {
+            storage.push((to_word(&e.slot, "storage slot")?, to_word(&e.value, "storage value")?));
+        }
+        alloc.push(svc_evm::GenesisAccount {
+            address: to_address(&a.address, "genesis address")?,
+            balance: to_u256(&a.balance, "genesis balance")?,
+            nonce: a.nonce.as_ref().map(|n| to_u64(n, "genesis nonce")).transpose()?.unwrap_or(0),
+            code: a.code.map(|c| Bytes::from(c.to_vec())),
+            init_code: a.init_code.map(|c| Bytes::from(c.to_vec())),
+            storage,
+        });
+    }
+    Ok(svc_evm::GenesisSpec {
+        chain_id: to_count(g.chain_id, "chain id")?,
+        timestamp: to_count(g.timestamp, "genesis timestamp")?,
+        gas_limit: to_count(g.gas_limit, "genesis gas limit")?,
+        base_fee_per_gas: to_u64(&g.base_fee_per_gas, "genesis base fee")?,
+        coinbase: to_address(&g.coinbase, "genesis coinbase")?,
+        extra_data: Bytes::from(g.extra_data.to_vec()),
+        alloc,
+    })
+}
+
+fn call_request(req: CallRequest) -> napi::Result<svc_evm::CallRequest> {
+    let access_list = match req.access_list {
+        Some(list) => {
+            let mut items = Vec::with_capacity(list.len());
+            for e in list {
+                let keys = e.storage_keys.iter().map(|k| to_b256(k, "access list storage key")).collect::<napi::Result<Vec<_>>>()?;
+                items.push(svc_primitives::AccessListItem { address: to_address(&e.address, "access list address")?, storage_keys: keys });
+            }
+            Some(svc_primitives::AccessList(items))
+        }
+        None => None,
+    };
+    Ok(svc_evm::CallRequest {
+        from: req.from.as_deref().map(|a| to_address(a, "from")).transpose()?,
+        to: req.to.as_deref().map(|a| to_address(a, "to")).transpose()?,
+        gas: req.gas.as_ref().map(|g| to_u64(g, "gas")).transpose()?,
+        gas_price: req.gas_price.as_ref().map(|g| to_u128(g, "gasPrice")).transpose()?,
+        max_fee_per_gas: req.max_fee_per_gas.as_ref().map(|g| to_u128(g, "maxFeePerGas")).transpose()?,
+        max_priority_fee_per_gas: req.max_priority_fee_per_gas.as_ref().map(|g| to_u128(g, "maxPriorityFeePerGas")).transpose()?,
+        value: req.value.as_ref().map(|v| to_u256(v, "value")).transpose()?,
+        data: req.data.map(|d| Bytes::from(d.to_vec())),
+        nonce: req.nonce.as_ref().map(|n| to_u64(n, "nonce")).transpose()?,
+        access_list,
+    })
+}
+
+fn status_str(s: CallStatus) -> String {
+    s.as_str().to_string()
+}
+
+#[napi]
+impl Chain {
+    /// Open (or create with `genesis`) the chain in `dataDir`.
+    #[napi(factory)]
+    pub fn open(data_dir: String, genesis: GenesisSpec, options: ChainOptions) -> napi::Result<Self> {
+        guarded(|| {
+            let spec = genesis_spec(genesis)?;
+            let config = ChainConfig {
+                rpc_gas_cap: to_count(options.rpc_gas_cap, "rpcGasCap")?,
+                state_history: to_count(options.state_history, "stateHistory")?,
+            };
+            let chain = svc_evm::Chain::open(&PathBuf::from(data_dir), &spec, config).map_err(js_error)?;
+            Ok(Self { inner: Some(Arc::new(chain)) })
+        })
+    }
+
+    #[napi]
+    pub fn head(&self) -> napi::Result<HeadInfo> {
+        guarded(|| Ok(head_info(&self.chain()?.head().map_err(js_error)?)))
+    }
+
+    #[napi]
+    pub fn next_base_fee(&self) -> napi::Result<BigInt> {
+        guarded(|| {
+            let head = self.chain()?.head().map_err(js_error)?;
+            let h = &head.header;
+            Ok(from_u64(next_base_fee(h.gas_used, h.gas_limit, h.base_fee_per_gas.unwrap_or_default())))
+        })
+    }
+
+    #[napi]
+    pub fn decode_transaction(&self, raw: Buffer) -> napi::Result<DecodedTx> {
+        guarded(|| {
+            let tx = SignedTransaction::decode(&raw).map_err(js_error)?;
+            let from = tx.recover_sender().map_err(js_error)?;
+            let account = self.view()?.flat_account(&from).map_err(js_error)?.unwrap_or_default();
+            let ig = intrinsic_gas(tx.input(), tx.to().is_none(), tx.access_list());
+            Ok(DecodedTx {
+                hash: buffer(tx.hash.as_slice()),
+                from: buffer(from.as_slice()),
+                to: tx.to().map(|a| buffer(a.as_slice())),
+                tx_type: tx.tx_type() as u32,
+                chain_id: tx.chain_id().map(num),
+                nonce: from_u64(tx.nonce()),
+                gas_limit: from_u64(tx.gas_limit()),
+                max_fee_per_gas: from_u128(tx.max_fee_per_gas()),
+                max_priority_fee_per_gas: from_u128(tx.max_priority_fee_per_gas()),
+                value: from_u256(tx.value()),
+                intrinsic_gas: from_u64(ig.minimum()),
+                size: tx.size as u32,
+                sender_nonce: from_u64(account.nonce),
+                sender_balance: from_u256(account.balance),
+            })
+        })
+    }
+
+    #[napi]
+    pub fn pending_transaction_json(&self, raw: Buffer, from: Buffer) -> napi::Result<serde_json::Value> {
+        guarded(|| {
+            let tx = SignedTransaction::decode(&raw).map_err(js_error)?;
+            Ok(rpc::transaction(&tx, &to_address(&from, "from")?, None))
+        })
+    }
+
+    /// Execute, seal and commit the next block off the JS thread.
+    #[napi(ts_return_type = "Promise<ProducedBlock>")]
+    pub fn produce_block(&self, req: ProduceBlockRequest) -> napi::Result<AsyncTask<ProduceTask>> {
+        guarded(|| {
+            let senders = req.senders.iter().map(|s| to_address(s, "sender")).collect::<napi::Result<Vec<_>>>()?;
+            let app_writes = req
+                .app_writes
+                .unwrap_or_default()
+                .into_iter()
+                .map(|w| (w.key.to_vec(), w.value.map(|v| v.to_vec())))
+                .collect();
+            let request = BlockRequest {
+                timestamp: to_count(req.timestamp, "timestamp")?,
+                coinbase: to_address(&req.coinbase, "coinbase")?,
+                extra_data: Bytes::from(req.extra_data.to_vec()),
+                gas_limit: to_count(req.gas_limit, "gasLimit")?,
+                txs: req.txs.iter().map(|t| Bytes::from(t.to_vec())).collect(),
+                senders,
+                app_writes,
+            };
+            Ok(AsyncTask::new(ProduceTask { chain: self.chain()?.clone(), request: Some(request) }))
+        })
+    }
+
+    #[napi]
+    pub fn block_number_by_hash(&self, hash: Buffer) -> napi::Result<Option<i64>> {
+        guarded(|| Ok(self.view()?.number_by_hash(&to_b256(&hash, "block hash")?).map_err(js_error)?.map(num)))
+    }
+
+    #[napi]
+    pub fn get_block(&self, sel: BlockSelector, full_transactions: bool) -> napi::Result<Option<serde_json::Value>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some(block) = select(&view, &sel)? else { return Ok(None) };
+            let body = view.body(block.number()).map_err(js_error)?.ok_or_else(|| js_error("block body is missing"))?;
+            Ok(Some(rpc::block(&block, &body, full_transactions)))
+        })
+    }
+
+    #[napi]
+    pub fn get_block_transaction_count(&self, sel: BlockSelector) -> napi::Result<Option<u32>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some(block) = select(&view, &sel)? else { return Ok(None) };
+            let body = view.body(block.number()).map_err(js_error)?.ok_or_else(|| js_error("block body is missing"))?;
+            Ok(Some(body.txs.len() as u32))
+        })
+    }
+
+    #[napi]
+    pub fn get_block_receipts(&self, sel: BlockSelector) -> napi::Result<Option<Vec<serde_json::Value>>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some(block) = select(&view, &sel)? else { return Ok(None) };
+            Ok(Some(block_receipts(&view, &block)?))
+        })
+    }
+
+    #[napi]
+    pub fn get_transaction_by_hash(&self, hash: Buffer) -> napi::Result<Option<serde_json::Value>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some((number, index)) = view.tx_location(&to_b256(&hash, "transaction hash")?).map_err(js_error)? else {
+                return Ok(None);
+            };
+            let Some(block) = view.block(number).map_err(js_error)? else { return Ok(None) };
+            MinedTx::load(&view, block, index as usize)?.map(|m| m.json()).transpose()
+        })
+    }
+
+    #[napi]
+    pub fn get_transaction_by_block_and_index(&self, sel: BlockSelector, index: i64) -> napi::Result<Option<serde_json::Value>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some(block) = select(&view, &sel)? else { return Ok(None) };
+            let index = to_count(index, "transaction index")? as usize;
+            MinedTx::load(&view, block, index)?.map(|m| m.json()).transpose()
+        })
+    }
+
+    #[napi]
+    pub fn get_transaction_receipt(&self, hash: Buffer) -> napi::Result<Option<serde_json::Value>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some((number, index)) = view.tx_location(&to_b256(&hash, "transaction hash")?).map_err(js_error)? else {
+                return Ok(None);
+            };
+            let Some(block) = view.block(number).map_err(js_error)? else { return Ok(None) };
+            Ok(block_receipts(&view, &block)?.into_iter().nth(index as usize))
+        })
+    }
+
+    #[napi]
+    pub fn get_account(&self, address: Buffer, block_number: i64) -> napi::Result<AccountState> {
+        guarded(|| {
+            let address = to_address(&address, "address")?;
+            let account = self.chain()?.account(&address, to_count(block_number, "block number")?).map_err(js_error)?;
+            Ok(AccountState {
+                nonce: from_u64(account.nonce),
+                balance: from_u256(account.balance),
+                code_hash: buffer(account.code_hash.as_slice()),
+            })
+        })
+    }
+
+    #[napi]
+    pub fn get_code(&self, address: Buffer, block_number: i64) -> napi::Result<Buffer> {
+        guarded(|| {
+            let address = to_address(&address, "address")?;
+            Ok(buffer(&self.chain()?.code(&address, to_count(block_number, "block number")?).map_err(js_error)?))
+        })
+    }
+
+    #[napi]
+    pub fn get_storage_at(&self, address: Buffer, slot: Buffer, block_number: i64) -> napi::Result<Buffer> {
+        guarded(|| {
+            let address = to_address(&address, "address")?;
+            let slot = to_word(&slot, "storage slot")?;
+            let value = self.chain()?.storage(&address, &slot, to_count(block_number, "block number")?).map_err(js_error)?;
+            Ok(buffer(&value.to_be_bytes::<32>()))
+        })
+    }
+
+    /// eth_call off the JS thread.
+    #[napi(ts_return_type = "Promise<CallResult>")]
+    pub fn call(&self, req: CallRequest, block_number: i64) -> napi::Result<AsyncTask<CallTask>> {
+        guarded(|| {
+            Ok(AsyncTask::new(CallTask {
+                chain: self.chain()?.clone(),
+                request: call_request(req)?,
+                block: to_count(block_number, "block number")?,
+            }))
+        })
+    }
+
+    /// eth_estimateGas off the JS thread.
+    #[napi(ts_return_type = "Promise<EstimateResult>")]
+    pub fn estimate_gas(&self, req: CallRequest, block_number: i64) -> napi::Result<AsyncTask<EstimateTask>> {
+        guarded(|| {
+            Ok(AsyncTask::new(EstimateTask {
+                chain: self.chain()?.clone(),
+                request: call_request(req)?,
+                block: to_count(block_number, "block number")?,
+            }))
+        })
+    }
+
+    /// eth_getLogs off the JS thread.
+    #[napi(ts_return_type = "Promise<LogQueryResult>")]
+    pub fn get_logs(&self, filter: LogFilter) -> napi::Result<AsyncTask<LogsTask>> {
+        guarded(|| {
+            let mut topics = Vec::with_capacity(filter.topics.len());
+            for position in &filter.topics {
+                topics.push(match position {
+                    Some(list) => Some(list.iter().map(|t| to_b256(t, "topic")).collect::<napi::Result<Vec<_>>>()?),
+                    None => None,
+                });
+            }
+            let query = query::LogFilter {
+                from_block: to_count(filter.from_block, "fromBlock")?,
+                to_block: to_count(filter.to_block, "toBlock")?,
+                addresses: filter.addresses.iter().map(|a| to_address(a, "address")).collect::<napi::Result<Vec<_>>>()?,
+                topics,
+                limit: to_count(filter.limit, "limit")? as usize,
+            };
+            Ok(AsyncTask::new(LogsTask { view: self.view()?, filter: query }))
+        })
+    }
+
+    #[napi]
+    pub fn get_block_logs(&self, block_number: i64) -> napi::Result<Vec<serde_json::Value>> {
+        guarded(|| {
+            let view = self.view()?;
+            let logs = query::block_logs(&view, to_count(block_number, "block number")?).map_err(js_error)?;
+            Ok(logs.iter().map(rpc::log).collect())
+        })
+    }
+
+    #[napi]
+    pub fn fee_history(&self, newest_block: i64, block_count: i64, reward_percentiles: Vec<f64>) -> napi::Result<FeeHistoryResult> {
+        guarded(|| {
+            let view = self.view()?;
+            let h = query::fee_history(
+                &view,
+                to_count(newest_block, "newest block")?,
+                to_count(block_count, "block count")?,
+                &reward_percentiles,
+            )
+            .map_err(js_error)?;
+            Ok(FeeHistoryResult {
+                oldest_block: num(h.oldest_block),
+                base_fee_per_gas: h.base_fee_per_gas.into_iter().map(from_u128).collect(),
+                gas_used_ratio: h.gas_used_ratio,
+                reward: h.reward.into_iter().map(|r| r.into_iter().map(from_u128).collect()).collect(),
+            })
+        })
+    }
+
+    /// A value the application modules committed with a block.
+    #[napi]
+    pub fn get_app_value(&self, key: Buffer) -> napi::Result<Option<Buffer>> {
+        guarded(|| Ok(self.view()?.app_value(&key).map_err(js_error)?.map(Buffer::from)))
+    }
+
+    /// Release the database; tasks already running finish on their own handle.
+    #[napi]
+    pub fn close(&mut self) {
+        self.inner = None;
+    }
+}
+
+/// Runs a guarded computation on the libuv pool.
+fn compute<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
+    guarded(f)
+}
+
+pub struct ProduceTask {
+    chain: Arc<svc_evm::Chain>,
+    request: Option<BlockRequest>,
+}
+
+impl Task for ProduceTask {
+    type Output = svc_evm::ProducedBlock;
+    type JsValue = ProducedBlock;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let request = self.request.take().ok_or_else(|| js_error("block request already used"))?;
+        let chain = self.chain.clone();
+        compute(move || chain.produce_block(request).map_err(js_error))
+    }
+
+    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
+        Ok(ProducedBlock {
+            head: head_info(&out.block),
+            included: out.included.iter().map(|h| buffer(h.as_slice())).collect(),
+            rejected: out.rejected.iter().map(|(h, reason)| RejectedTx { hash: buffer(h.as_slice()), reason: reason.clone() }).collect(),
+            deferred: out.deferred.iter().map(|h| buffer(h.as_slice())).collect(),
+        })
+    }
+}
+
+pub struct CallTask {
+    chain: Arc<svc_evm::Chain>,
+    request: svc_evm::CallRequest,
+    block: u64,
+}
+
+impl Task for CallTask {
+    type Output = svc_evm::CallOutcome;
+    type JsValue = CallResult;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        compute(|| self.chain.call(&self.request, self.block).map_err(js_error))
+    }
+
+    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
+        Ok(CallResult { status: status_str(out.status), output: buffer(&out.output), gas_used: from_u64(out.gas_used), error: out.error })
+    }
+}
+
+pub struct EstimateTask {
+    chain: Arc<svc_evm::Chain>,
+    request: svc_evm::CallRequest,
+    block: u64,
+}
+
+impl Task for EstimateTask {
+    type Output = svc_evm::EstimateOutcome;
+    type JsValue = EstimateResult;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        compute(|| self.chain.estimate_gas(&self.request, self.block).map_err(js_error))
+    }
+
+    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
+        Ok(EstimateResult { status: status_str(out.status), gas: from_u64(out.gas), output: buffer(&out.output), error: out.error })
+    }
+}
+
+pub struct LogsTask {
+    view: Arc<ReadView>,
+    filter: query::LogFilter,
+}
+
+impl Task for LogsTask {
+    type Output = query::LogQueryOutput;
+    type JsValue = LogQueryResult;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        compute(|| query::find_logs(&self.view, &self.filter).map_err(js_error))
+    }
+
+    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
+        let logs: Vec<serde_json::Value> = out.logs.iter().map(|l: &LocatedLog| rpc::log(l)).collect();
+        Ok(LogQueryResult { logs, truncated: out.truncated, last_block: out.last_block })
+    }
+}

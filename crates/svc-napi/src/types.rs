@@ -1,0 +1,172 @@
+//! The JS object shapes of src/native/index.ts (camelCase field names).
+
+use napi::bindgen_prelude::{BigInt, Buffer};
+use napi_derive::napi;
+
+#[napi(object)]
+pub struct StorageEntry {
+    pub slot: Buffer,
+    pub value: Buffer,
+}
+
+#[napi(object)]
+pub struct GenesisAccount {
+    pub address: Buffer,
+    pub balance: BigInt,
+    pub nonce: Option<BigInt>,
+    pub code: Option<Buffer>,
+    pub init_code: Option<Buffer>,
+    pub storage: Option<Vec<StorageEntry>>,
+}
+
+#[napi(object)]
+pub struct GenesisSpec {
+    pub chain_id: i64,
+    pub timestamp: i64,
+    pub gas_limit: i64,
+    pub base_fee_per_gas: BigInt,
+    pub coinbase: Buffer,
+    pub extra_data: Buffer,
+    pub alloc: Vec<GenesisAccount>,
+}
+
+#[napi(object)]
+pub struct ChainOptions {
+    pub rpc_gas_cap: i64,
+    pub state_history: i64,
+}
+
+#[napi(object)]
+pub struct HeadInfo {
+    pub number: i64,
+    pub hash: Buffer,
+    pub parent_hash: Buffer,
+    pub timestamp: i64,
+    pub gas_limit: i64,
+    pub gas_used: i64,
+    pub base_fee_per_gas: BigInt,
+    pub state_root: Buffer,
+}
+
+#[napi(object, use_nullable = true)]
+pub struct DecodedTx {
+    pub hash: Buffer,
+    pub from: Buffer,
+    pub to: Option<Buffer>,
+    #[napi(js_name = "type")]
+    pub tx_type: u32,
+    pub chain_id: Option<i64>,
+    pub nonce: BigInt,
+    pub gas_limit: BigInt,
+    pub max_fee_per_gas: BigInt,
+    pub max_priority_fee_per_gas: BigInt,
+    pub value: BigInt,
+    pub intrinsic_gas: BigInt,
+    pub size: u32,
+    pub sender_nonce: BigInt,
+    pub sender_balance: BigInt,
+}
+
+#[napi(object)]
+pub struct AppWrite {
+    pub key: Buffer,
+    pub value: Option<Buffer>,
+}
+
+#[napi(object)]
+pub struct ProduceBlockRequest {
+    pub timestamp: i64,
+    pub coinbase: Buffer,
+    pub extra_data: Buffer,
+    pub gas_limit: i64,
+    pub txs: Vec<Buffer>,
+    pub senders: Vec<Buffer>,
+    pub app_writes: Option<Vec<AppWrite>>,
+}
+
+#[napi(object)]
+pub struct RejectedTx {
+    pub hash: Buffer,
+    pub reason: String,
+}
+
+#[napi(object)]
+pub struct ProducedBlock {
+    pub head: HeadInfo,
+    pub included: Vec<Buffer>,
+    pub rejected: Vec<RejectedTx>,
+    pub deferred: Vec<Buffer>,
+}
+
+#[napi(object)]
+pub struct AccessListEntry {
+    pub address: Buffer,
+    pub storage_keys: Vec<Buffer>,
+}
+
+#[napi(object)]
+pub struct CallRequest {
+    pub from: Option<Buffer>,
+    pub to: Option<Buffer>,
+    pub gas: Option<BigInt>,
+    pub gas_price: Option<BigInt>,
+    pub max_fee_per_gas: Option<BigInt>,
+    pub max_priority_fee_per_gas: Option<BigInt>,
+    pub value: Option<BigInt>,
+    pub data: Option<Buffer>,
+    pub nonce: Option<BigInt>,
+    pub access_list: Option<Vec<AccessListEntry>>,
+}
+
+#[napi(object)]
+pub struct CallResult {
+    pub status: String,
+    pub output: Buffer,
+    pub gas_used: BigInt,
+    pub error: Option<String>,
+}
+
+#[napi(object)]
+pub struct EstimateResult {
+    pub status: String,
+    pub gas: BigInt,
+    pub output: Buffer,
+    pub error: Option<String>,
+}
+
+#[napi(object)]
+pub struct LogFilter {
+    pub from_block: i64,
+    pub to_block: i64,
+    pub addresses: Vec<Buffer>,
+    pub topics: Vec<Option<Vec<Buffer>>>,
+    pub limit: i64,
+}
+
+#[napi(object)]
+pub struct LogQueryResult {
+    pub logs: Vec<serde_json::Value>,
+    pub truncated: bool,
+    pub last_block: i64,
+}
+
+#[napi(object)]
+pub struct AccountState {
+    pub nonce: BigInt,
+    pub balance: BigInt,
+    pub code_hash: Buffer,
+}
+
+#[napi(object)]
+pub struct BlockSelector {
+    pub number: Option<i64>,
+    pub hash: Option<Buffer>,
+}
+
+#[napi(object)]
+pub struct FeeHistoryResult {
+    pub oldest_block: i64,
+    pub base_fee_per_gas: Vec<BigInt>,
+    pub gas_used_ratio: Vec<f64>,
+    pub reward: Vec<Vec<BigInt>>,
+}

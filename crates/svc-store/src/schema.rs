@@ -1,0 +1,46 @@
+//! Column families and key layouts. Numbers are big-endian so that keys sort in block order.
+
+use alloy_primitives::{Address, B256};
+
+/// Latest account of each address (flat, for fast reads at the head): value RLP(TrieAccount).
+pub const CF_ACCOUNTS: &str = "accounts";
+/// Latest non-zero storage slots (flat): key address ++ slot, value trimmed big-endian U256.
+pub const CF_STORAGE: &str = "storage";
+/// Contract code by keccak hash.
+pub const CF_CODE: &str = "code";
+/// Trie nodes (account and storage tries) by keccak of their RLP; never deleted (archive).
+pub const CF_TRIE: &str = "trie";
+/// Block number -> hash ++ RLP(header).
+pub const CF_HEADERS: &str = "headers";
+/// Block number -> transactions and senders.
+pub const CF_BODIES: &str = "bodies";
+/// Block number -> receipts.
+pub const CF_RECEIPTS: &str = "receipts";
+/// Block hash -> number.
+pub const CF_HASH_TO_NUMBER: &str = "hash_to_number";
+/// Transaction hash -> block number ++ index.
+pub const CF_TX_INDEX: &str = "tx_index";
+/// Head pointer, genesis hash, chain id.
+pub const CF_META: &str = "meta";
+/// Key/values of the TypeScript application modules, written in the block's batch.
+pub const CF_APP: &str = "app";
+
+pub const ALL_CFS: [&str; 11] = [
+    CF_ACCOUNTS, CF_STORAGE, CF_CODE, CF_TRIE, CF_HEADERS, CF_BODIES, CF_RECEIPTS,
+    CF_HASH_TO_NUMBER, CF_TX_INDEX, CF_META, CF_APP,
+];
+
+pub const META_HEAD: &[u8] = b"head";
+pub const META_GENESIS: &[u8] = b"genesis";
+pub const META_CHAIN_ID: &[u8] = b"chain_id";
+
+pub fn number_key(number: u64) -> [u8; 8] {
+    number.to_be_bytes()
+}
+
+pub fn storage_key(address: &Address, slot: &B256) -> [u8; 52] {
+    let mut key = [0u8; 52];
+    key[..20].copy_from_slice(address.as_slice());
+    key[20..].copy_from_slice(slot.as_slice());
+    key
+}

@@ -1,0 +1,193 @@
+//! Account state: reads at the head (flat) or at any state root (trie), and turning a block's
+//! changes into flat writes, trie nodes and the new state root.
+
+use std::collections::BTreeMap;
+
+use alloy_primitives::{keccak256, Address, Bytes, B256, U256};
+use alloy_rlp::Decodable;
+use svc_primitives::{TrieAccount, EMPTY_ROOT_HASH, KECCAK_EMPTY};
+
+use crate::store::ReadView;
+use crate::trie;
+use crate::{StoreError, StoreResult};
+
+/// Where state is read: the head's flat state, or the trie under a (historical) state root.
+#[derive(Clone, Copy)]
+pub enum StateAt<'a> {
+    Latest(&'a ReadView),
+    Root(&'a ReadView, B256),
+}
+
+impl<'a> StateAt<'a> {
+    /// State after block `number` as seen by `view`: flat at the head, trie otherwise.
+    pub fn at_block(view: &'a ReadView, number: u64) -> StoreResult<Self> {
+        if view.head().is_some_and(|h| h.number() == number) {
+            return Ok(Self::Latest(view));
+        }
+        let block = view.block(number)?.ok_or_else(|| StoreError::Invalid(format!("block {number} not found")))?;
+        Ok(Self::Root(view, block.header.state_root))
+    }
+
+    pub fn view(&self) -> &'a ReadView {
+        match self {
+            Self::Latest(v) | Self::Root(v, _) => v,
+        }
+    }
+
+    pub fn account(&self, address: &Address) -> StoreResult<Option<TrieAccount>> {
+        match self {
+            Self::Latest(view) => view.flat_account(address),
+            Self::Root(view, root) => trie_account(view, *root, address),
+        }
+    }
+
+    /// Storage value of `slot` of `address` (zero when unset or the account does not exist).
+    pub fn storage(&self, address: &Address, slot: &B256) -> StoreResult<U256> {
+        match self {
+            Self::Latest(view) => view.flat_storage(address, slot),
+            Self::Root(view, root) => match trie_account(view, *root, address)? {
+                Some(account) => trie_storage(view, account.storage_root, slot),
+                None => Ok(U256::ZERO),
+            },
+        }
+    }
+
+    /// Code of the account (empty for accounts without code).
+    pub fn code_of(&self, address: &Address) -> StoreResult<Bytes> {
+        match self.account(address)? {
+            Some(a) if a.code_hash != KECCAK_EMPTY => self
+                .view()
+                .code(&a.code_hash)?
+                .ok_or_else(|| StoreError::Corrupt(format!("code {} is missing", a.code_hash))),
+            _ => Ok(Bytes::new()),
+        }
+    }
+}
+
+/// Account under a state root.
+pub fn trie_account(view: &ReadView, root: B256, address: &Address) -> StoreResult<Option<TrieAccount>> {
+    match trie::get(view, root, &keccak256(address))? {
+        Some(rlp) => Ok(Some(
+            TrieAccount::decode(&mut rlp.as_slice()).map_err(|e| StoreError::Corrupt(format!("account {address}: {e}")))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Storage value under a storage root.
+pub fn trie_storage(view: &ReadView, storage_root: B256, slot: &B256) -> StoreResult<U256> {
+    if storage_root == EMPTY_ROOT_HASH {
+        return Ok(U256::ZERO);
+    }
+    match trie::get(view, storage_root, &keccak256(slot))? {
+        Some(rlp) => U256::decode(&mut rlp.as_slice()).map_err(|e| StoreError::Corrupt(format!("storage value: {e}"))),
+        None => Ok(U256::ZERO),
+    }
+}
+
+/// The fields of an account that execution changes (the storage root is derived).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccountFields {
+    pub nonce: u64,
+    pub balance: U256,
+    pub code_hash: B256,
+}
+
+/// Storage writes of one account; `wipe` clears all its previous storage first.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StorageChange {
+    pub address: Address,
+    pub wipe: bool,
+    /// Slot -> new value (zero deletes).
+    pub slots: Vec<(B256, U256)>,
+}
+
+/// What a block (or genesis) changed, relative to the parent state.
+#[derive(Debug, Clone, Default)]
+pub struct StateChanges {
+    /// Accounts whose nonce, balance or code changed; None deletes the account.
+    pub accounts: Vec<(Address, Option<AccountFields>)>,
+    pub storage: Vec<StorageChange>,
+    /// New contract code by hash.
+    pub code: Vec<(B256, Bytes)>,
+}
+
+/// The writes that carry the state from the parent root to `root`.
+#[derive(Debug, Clone, Default)]
+pub struct StateUpdate {
+    pub root: B256,
+    pub accounts: Vec<(Address, Option<TrieAccount>)>,
+    pub storage: Vec<StorageChange>,
+    pub code: Vec<(B256, Bytes)>,
+    pub trie_nodes: Vec<(B256, Vec<u8>)>,
+}
+
+/// Apply `changes` on top of the head state of `view` (its flat state and `parent_root`).
+pub fn apply_changes(view: &ReadView, parent_root: B256, changes: StateChanges) -> StoreResult<StateUpdate> {
+    // Per touched account: the new fields (outer None = unchanged) and its storage change.
+    let mut touched: BTreeMap<Address, (Option<Option<AccountFields>>, Option<&StorageChange>)> = BTreeMap::new();
+    for (address, fields) in &changes.accounts {
+        touched.entry(*address).or_default().0 = Some(*fields);
+    }
+    for change in &changes.storage {
+        touched.entry(change.address).or_default().1 = Some(change);
+    }
+
+    let mut trie_nodes = Vec::new();
+    let mut account_updates: Vec<(B256, Option<Vec<u8>>)> = Vec::with_capacity(touched.len());
+    let mut flat_accounts = Vec::with_capacity(touched.len());
+    let mut flat_storage = Vec::new();
+    for (address, (fields, storage)) in touched {
+        let current = view.flat_account(&address)?;
+        let fields = match fields {
+            Some(f) => f,
+            None => current.map(|a| AccountFields { nonce: a.nonce, balance: a.balance, code_hash: a.code_hash }),
+        };
+        let Some(fields) = fields else {
+            // Deleted (or never existed): its storage goes with it.
+            let had_storage = current.is_some_and(|a| a.storage_root != EMPTY_ROOT_HASH);
+            if current.is_some() {
+                account_updates.push((keccak256(address), None));
+                flat_accounts.push((address, None));
+            }
+            if had_storage || storage.is_some_and(|s| s.wipe) {
+                flat_storage.push(StorageChange { address, wipe: true, slots: Vec::new() });
+            }
+            continue;
+        };
+        let mut storage_root = current.map_or(EMPTY_ROOT_HASH, |a| a.storage_root);
+        if let Some(change) = storage {
+            if change.wipe {
+                storage_root = EMPTY_ROOT_HASH;
+            }
+            // Sorted by hashed key and unique, the last write of a slot winning.
+            let updates: Vec<(B256, Option<Vec<u8>>)> = change
+                .slots
+                .iter()
+                .map(|(slot, value)| (keccak256(slot), (!value.is_zero()).then(|| alloy_rlp::encode(value))))
+                .collect::<BTreeMap<_, _>>()
+                .into_iter()
+                .collect();
+            if !updates.is_empty() {
+                let commit = trie::update(view, storage_root, &updates)?;
+                storage_root = commit.root;
+                trie_nodes.extend(commit.nodes);
+            }
+            flat_storage.push(change.clone());
+        }
+        let account = TrieAccount::new(fields.nonce, fields.balance, storage_root, fields.code_hash);
+        if current.as_ref() != Some(&account) {
+            account_updates.push((keccak256(address), Some(alloy_rlp::encode(account))));
+            flat_accounts.push((address, Some(account)));
+        }
+    }
+    account_updates.sort_unstable_by_key(|u| u.0);
+    let root = if account_updates.is_empty() {
+        parent_root
+    } else {
+        let commit = trie::update(view, parent_root, &account_updates)?;
+        trie_nodes.extend(commit.nodes);
+        commit.root
+    };
+    Ok(StateUpdate { root, accounts: flat_accounts, storage: flat_storage, code: changes.code, trie_nodes })
+}

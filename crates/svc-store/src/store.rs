@@ -1,0 +1,340 @@
+//! The database: open, atomic per-block commit, and read views pinned to a RocksDB snapshot.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use alloy_primitives::{Address, Bytes, B256, U256};
+use alloy_rlp::Decodable;
+use parking_lot::{Mutex, RwLock};
+use rocksdb::{
+    BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, IteratorMode, Options,
+    SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
+};
+use svc_primitives::{Header, TrieAccount, TxReceipt};
+
+use crate::codec::{self, BlockBody};
+use crate::schema::*;
+use crate::state::StateUpdate;
+use crate::trie::{NodeSource, TrieError};
+use crate::{StoreError, StoreResult};
+
+/// A header with its hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredBlock {
+    pub hash: B256,
+    pub header: Header,
+}
+
+impl StoredBlock {
+    pub fn number(&self) -> u64 {
+        self.header.number
+    }
+}
+
+/// Everything one block writes, committed in a single atomic WriteBatch.
+#[derive(Debug, Default)]
+pub struct BlockCommit {
+    pub header: Header,
+    pub hash: B256,
+    pub body: BlockBody,
+    /// Hashes of `body.txs`, in order.
+    pub tx_hashes: Vec<B256>,
+    pub receipts: Vec<TxReceipt>,
+    pub state: StateUpdate,
+    /// Application key/values (None deletes), written in the same batch.
+    pub app_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+/// The RocksDB database of one data directory.
+pub struct Store {
+    db: Arc<DB>,
+    view: RwLock<Arc<ReadView>>,
+    /// Serialises commits so the head only moves forward one block at a time.
+    commit_lock: Mutex<()>,
+}
+
+fn cf<'a>(db: &'a DB, name: &str) -> &'a ColumnFamily {
+    db.cf_handle(name).expect("every column family is opened with the database")
+}
+
+impl Store {
+    /// Open (or create) the database in `path` and pin a view at the stored head.
+    pub fn open(path: &Path) -> StoreResult<Self> {
+        let cache = Cache::new_lru_cache(256 << 20);
+        let mut table = BlockBasedOptions::default();
+        table.set_block_cache(&cache);
+        table.set_bloom_filter(10.0, false);
+        table.set_cache_index_and_filter_blocks(true);
+        let mut cf_opts = Options::default();
+        cf_opts.set_compression_type(DBCompressionType::Lz4);
+        cf_opts.set_block_based_table_factory(&table);
+        cf_opts.set_write_buffer_size(64 << 20);
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        opts.set_max_background_jobs(2);
+        opts.set_max_open_files(1024);
+        let descriptors = ALL_CFS.iter().map(|name| ColumnFamilyDescriptor::new(*name, cf_opts.clone()));
+        let db = DB::open_cf_descriptors(&opts, path, descriptors).map_err(|e| {
+            if e.to_string().contains("LOCK") {
+                StoreError::Invalid(format!("data dir {} is already open in another chain or process", path.display()))
+            } else {
+                StoreError::Db(e)
+            }
+        })?;
+        let db = Arc::new(db);
+        let view = Arc::new(ReadView::pin(db.clone())?);
+        Ok(Self { db, view: RwLock::new(view), commit_lock: Mutex::new(()) })
+    }
+
+    /// The latest committed view (head and a snapshot taken right after its commit).
+    pub fn view(&self) -> Arc<ReadView> {
+        self.view.read().clone()
+    }
+
+    /// Genesis hash and chain id recorded when the database was created.
+    pub fn identity(&self) -> StoreResult<Option<(B256, u64)>> {
+        let meta = cf(&self.db, CF_META);
+        let genesis = self.db.get_cf(meta, META_GENESIS)?;
+        let chain_id = self.db.get_cf(meta, META_CHAIN_ID)?;
+        match (genesis, chain_id) {
+            (Some(g), Some(c)) if g.len() == 32 => Ok(Some((B256::from_slice(&g), codec::decode_u64(&c, "chain id")?))),
+            (None, None) => Ok(None),
+            _ => Err(StoreError::Corrupt("genesis identity is incomplete".into())),
+        }
+    }
+
+    /// Write block 0 and the chain identity.
+    pub fn commit_genesis(&self, block: BlockCommit, chain_id: u64) -> StoreResult<Arc<ReadView>> {
+        let _guard = self.commit_lock.lock();
+        if self.view.read().head.is_some() || block.header.number != 0 {
+            return Err(StoreError::Invalid("genesis can only be written to an empty database".into()));
+        }
+        let mut batch = WriteBatch::default();
+        let meta = cf(&self.db, CF_META);
+        batch.put_cf(meta, META_GENESIS, block.hash);
+        batch.put_cf(meta, META_CHAIN_ID, chain_id.to_be_bytes());
+        self.write_block(batch, &block)
+    }
+
+    /// Commit the child of the head in one atomic batch and move the read view to it.
+    pub fn commit(&self, block: BlockCommit) -> StoreResult<Arc<ReadView>> {
+        let _guard = self.commit_lock.lock();
+        let head = self.view.read().head.clone();
+        match head {
+            Some(h) if h.number() + 1 == block.header.number && h.hash == block.header.parent_hash => {}
+            Some(h) => {
+                return Err(StoreError::Invalid(format!(
+                    "block {} ({}) does not extend the head {} ({})",
+                    block.header.number, block.header.parent_hash, h.number(), h.hash
+                )))
+            }
+            None => return Err(StoreError::Invalid("the database has no genesis block".into())),
+        }
+        self.write_block(WriteBatch::default(), &block)
+    }
+
+    fn write_block(&self, mut batch: WriteBatch, block: &BlockCommit) -> StoreResult<Arc<ReadView>> {
+        let db = &*self.db;
+        let number = block.header.number;
+        let nkey = number_key(number);
+        let state = &block.state;
+
+        let accounts = cf(db, CF_ACCOUNTS);
+        for (address, account) in &state.accounts {
+            match account {
+                Some(a) => batch.put_cf(accounts, address, alloy_rlp::encode(a)),
+                None => batch.delete_cf(accounts, address),
+            }
+        }
+        let storage = cf(db, CF_STORAGE);
+        for change in &state.storage {
+            if change.wipe {
+                let from = storage_key(&change.address, &B256::ZERO);
+                let to = storage_key(&change.address, &B256::repeat_byte(0xff));
+                batch.delete_range_cf(storage, from, to);
+                batch.delete_cf(storage, to);
+            }
+            for (slot, value) in &change.slots {
+                let key = storage_key(&change.address, slot);
+                if value.is_zero() {
+                    batch.delete_cf(storage, key);
+                } else {
+                    batch.put_cf(storage, key, codec::encode_slot_value(value));
+                }
+            }
+        }
+        let code = cf(db, CF_CODE);
+        for (hash, bytes) in &state.code {
+            batch.put_cf(code, hash, bytes);
+        }
+        let trie = cf(db, CF_TRIE);
+        for (hash, node) in &state.trie_nodes {
+            batch.put_cf(trie, hash, node);
+        }
+
+        let mut header_value = Vec::with_capacity(600);
+        header_value.extend_from_slice(block.hash.as_slice());
+        alloy_rlp::Encodable::encode(&block.header, &mut header_value);
+        batch.put_cf(cf(db, CF_HEADERS), nkey, header_value);
+        batch.put_cf(cf(db, CF_BODIES), nkey, block.body.encode());
+        batch.put_cf(cf(db, CF_RECEIPTS), nkey, codec::encode_receipts(&block.receipts));
+        batch.put_cf(cf(db, CF_HASH_TO_NUMBER), block.hash, nkey);
+        let tx_index = cf(db, CF_TX_INDEX);
+        for (i, hash) in block.tx_hashes.iter().enumerate() {
+            batch.put_cf(tx_index, hash, codec::encode_tx_location(number, i as u32));
+        }
+        let app = cf(db, CF_APP);
+        for (key, value) in &block.app_writes {
+            match value {
+                Some(v) => batch.put_cf(app, key, v),
+                None => batch.delete_cf(app, key),
+            }
+        }
+        batch.put_cf(cf(db, CF_META), META_HEAD, nkey);
+
+        let mut write = WriteOptions::default();
+        // The WAL is synced so that an acknowledged block survives a power loss too.
+        write.set_sync(true);
+        db.write_opt(batch, &write)?;
+        let view = Arc::new(ReadView::pin(self.db.clone())?);
+        *self.view.write() = view.clone();
+        Ok(view)
+    }
+}
+
+/// An account of the flat state with its non-zero storage slots.
+pub type FlatAccount = (Address, TrieAccount, Vec<(B256, U256)>);
+
+/// A consistent view of the database: the head at the time it was pinned and a snapshot.
+pub struct ReadView {
+    // Declared before `db` so it is released before the database handle it points into.
+    snapshot: SnapshotWithThreadMode<'static, DB>,
+    db: Arc<DB>,
+    head: Option<StoredBlock>,
+}
+
+impl std::fmt::Debug for ReadView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadView").field("head", &self.head.as_ref().map(|h| (h.number(), h.hash))).finish()
+    }
+}
+
+impl ReadView {
+    fn pin(db: Arc<DB>) -> StoreResult<Self> {
+        let snapshot = db.snapshot();
+        // SAFETY: the snapshot borrows the DB inside `db`'s Arc, which this view owns and drops last.
+        let snapshot: SnapshotWithThreadMode<'static, DB> = unsafe { std::mem::transmute(snapshot) };
+        let mut view = Self { snapshot, db, head: None };
+        if let Some(n) = view.get(CF_META, META_HEAD)? {
+            let number = codec::decode_u64(&n, "head pointer")?;
+            let head = view.block(number)?.ok_or_else(|| StoreError::Corrupt(format!("head block {number} is missing")))?;
+            view.head = Some(head);
+        }
+        Ok(view)
+    }
+
+    fn get(&self, cf_name: &str, key: impl AsRef<[u8]>) -> StoreResult<Option<Vec<u8>>> {
+        Ok(self.snapshot.get_cf(cf(&self.db, cf_name), key)?)
+    }
+
+    /// The head block of this view (None only before genesis is written).
+    pub fn head(&self) -> Option<&StoredBlock> {
+        self.head.as_ref()
+    }
+
+    /// The head block; an error before genesis.
+    pub fn head_block(&self) -> StoreResult<&StoredBlock> {
+        self.head.as_ref().ok_or_else(|| StoreError::Invalid("the database has no genesis block".into()))
+    }
+
+    pub fn head_number(&self) -> u64 {
+        self.head.as_ref().map_or(0, StoredBlock::number)
+    }
+
+    /// Header and hash of block `number`.
+    pub fn block(&self, number: u64) -> StoreResult<Option<StoredBlock>> {
+        let Some(bytes) = self.get(CF_HEADERS, number_key(number))? else { return Ok(None) };
+        if bytes.len() < 32 {
+            return Err(StoreError::Corrupt(format!("header {number}")));
+        }
+        let header = Header::decode(&mut &bytes[32..]).map_err(|e| StoreError::Corrupt(format!("header {number}: {e}")))?;
+        Ok(Some(StoredBlock { hash: B256::from_slice(&bytes[..32]), header }))
+    }
+
+    /// Hash of block `number` (for BLOCKHASH).
+    pub fn block_hash(&self, number: u64) -> StoreResult<Option<B256>> {
+        let Some(bytes) = self.get(CF_HEADERS, number_key(number))? else { return Ok(None) };
+        if bytes.len() < 32 {
+            return Err(StoreError::Corrupt(format!("header {number}")));
+        }
+        Ok(Some(B256::from_slice(&bytes[..32])))
+    }
+
+    pub fn number_by_hash(&self, hash: &B256) -> StoreResult<Option<u64>> {
+        self.get(CF_HASH_TO_NUMBER, hash)?.map(|b| codec::decode_u64(&b, "block number")).transpose()
+    }
+
+    pub fn body(&self, number: u64) -> StoreResult<Option<BlockBody>> {
+        self.get(CF_BODIES, number_key(number))?.map(|b| BlockBody::decode(&b)).transpose()
+    }
+
+    pub fn receipts(&self, number: u64) -> StoreResult<Option<Vec<TxReceipt>>> {
+        self.get(CF_RECEIPTS, number_key(number))?.map(|b| codec::decode_receipts(&b)).transpose()
+    }
+
+    /// Block number and index of a mined transaction.
+    pub fn tx_location(&self, hash: &B256) -> StoreResult<Option<(u64, u32)>> {
+        self.get(CF_TX_INDEX, hash)?.map(|b| codec::decode_tx_location(&b)).transpose()
+    }
+
+    pub fn code(&self, hash: &B256) -> StoreResult<Option<Bytes>> {
+        Ok(self.get(CF_CODE, hash)?.map(Bytes::from))
+    }
+
+    /// The head's account of `address` from the flat state.
+    pub fn flat_account(&self, address: &Address) -> StoreResult<Option<TrieAccount>> {
+        self.get(CF_ACCOUNTS, address)?
+            .map(|b| TrieAccount::decode(&mut b.as_slice()).map_err(|e| StoreError::Corrupt(format!("account {address}: {e}"))))
+            .transpose()
+    }
+
+    /// The head's storage value from the flat state (zero when unset).
+    pub fn flat_storage(&self, address: &Address, slot: &B256) -> StoreResult<U256> {
+        match self.get(CF_STORAGE, storage_key(address, slot))? {
+            Some(b) => codec::decode_slot_value(&b),
+            None => Ok(U256::ZERO),
+        }
+    }
+
+    /// Every account of the flat state with its non-zero storage, in address order.
+    pub fn flat_state(&self) -> StoreResult<Vec<FlatAccount>> {
+        let mut out: Vec<FlatAccount> = Vec::new();
+        for item in self.snapshot.iterator_cf(cf(&self.db, CF_ACCOUNTS), IteratorMode::Start) {
+            let (key, value) = item?;
+            let account = TrieAccount::decode(&mut &value[..]).map_err(|e| StoreError::Corrupt(format!("account: {e}")))?;
+            out.push((Address::from_slice(&key), account, Vec::new()));
+        }
+        for item in self.snapshot.iterator_cf(cf(&self.db, CF_STORAGE), IteratorMode::Start) {
+            let (key, value) = item?;
+            let address = Address::from_slice(&key[..20]);
+            let slot = B256::from_slice(&key[20..]);
+            let idx = out
+                .binary_search_by(|(a, _, _)| a.cmp(&address))
+                .map_err(|_| StoreError::Corrupt(format!("storage of missing account {address}")))?;
+            out[idx].2.push((slot, codec::decode_slot_value(&value)?));
+        }
+        Ok(out)
+    }
+
+    /// A value written by the application modules.
+    pub fn app_value(&self, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+        self.get(CF_APP, key)
+    }
+}
+
+impl NodeSource for ReadView {
+    fn node(&self, hash: &B256) -> Result<Option<Vec<u8>>, TrieError> {
+        self.snapshot.get_cf(cf(&self.db, CF_TRIE), hash).map_err(|e| TrieError::Storage(e.to_string()))
+    }
+}
