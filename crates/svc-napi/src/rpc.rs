@@ -31,8 +31,8 @@ fn hash(h: &B256) -> Value {
 }
 
 fn addr(a: &Address) -> Value {
-    // Lower-case hex as geth prints addresses in JSON.
-    data(a.as_slice())
+    // EIP-55 checksummed, as anvil and Hardhat print them (clients accept either case).
+    Value::String(a.to_checksum(None))
 }
 
 /// Where a mined transaction sits.
