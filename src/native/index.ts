@@ -70,6 +70,7 @@ export interface DecodedTx {
 }
 
 export interface ProduceBlockRequest {
+  /** Seconds; a value not after the parent's is raised to parent + 1 (timestamps strictly increase). */
   timestamp: number;
   coinbase: Buffer;
   extraData: Buffer;
