@@ -58,6 +58,8 @@ export const rpc = {
   defaultExplorerPort: 8080,
   /** Request body cap: larger bodies get HTTP 413. */
   maxBodyBytes: 5 * 1024 * 1024,
+  /** Bytes of a refused (oversized) body read and discarded so the 413 reaches the client. */
+  maxDiscardBytes: 64 * 1024 * 1024,
   /** Items per JSON-RPC batch. */
   maxBatchItems: 1000,
   /** Response size cap for a batch (geth's BatchResponseMaxSize: 25 MB). */

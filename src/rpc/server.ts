@@ -47,6 +47,19 @@ function clientIp(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? '';
 }
 
+/**
+ * Discards the rest of a refused body so the client reads the answer instead of a reset
+ * connection (closing a socket with unread input resets it); past `cap` bytes the socket is dropped.
+ */
+function discardBody(req: IncomingMessage, cap: number): void {
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > cap) req.socket.destroy();
+  });
+  req.resume();
+}
+
 /** Reads the body up to `limit` bytes; resolves null as soon as it grows past it (the rest is not buffered). */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
@@ -123,14 +136,11 @@ export async function startRpcServer(services: NodeServices, ...extraMethods: Me
       return;
     }
     const declared = Number(req.headers['content-length'] ?? 0);
-    // Refused before reading; the connection is closed so the unread body is not consumed.
-    if (declared > rpc.maxBodyBytes) {
-      send(res, 413, errorBody(new BodyTooLargeError(rpc.maxBodyBytes)), { Connection: 'close' });
-      return;
-    }
-    const body = await readBody(req, rpc.maxBodyBytes);
+    // Refused without buffering: the body is read and thrown away, and the connection stays usable.
+    const body = declared > rpc.maxBodyBytes ? null : await readBody(req, rpc.maxBodyBytes);
     if (body === null) {
-      send(res, 413, errorBody(new BodyTooLargeError(rpc.maxBodyBytes)), { Connection: 'close' });
+      discardBody(req, rpc.maxDiscardBytes);
+      send(res, 413, errorBody(new BodyTooLargeError(rpc.maxBodyBytes)));
       return;
     }
     const payload = parsePayload(body.toString('utf8'));
