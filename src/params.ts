@@ -60,6 +60,8 @@ export const rpc = {
   maxBodyBytes: 5 * 1024 * 1024,
   /** Bytes of a refused (oversized) body read and discarded so the 413 reaches the client. */
   maxDiscardBytes: 64 * 1024 * 1024,
+  /** Longest wait for the rest of a refused body before answering 413 and closing. */
+  discardTimeoutMs: 2_000,
   /** Items per JSON-RPC batch. */
   maxBatchItems: 1000,
   /** Response size cap for a batch (geth's BatchResponseMaxSize: 25 MB). */

@@ -48,15 +48,26 @@ function clientIp(req: IncomingMessage): string {
 }
 
 /**
- * Discards the rest of a refused body so the client reads the answer instead of a reset
- * connection (closing a socket with unread input resets it); past `cap` bytes the socket is dropped.
+ * Reads and throws away the rest of a refused body, then calls `done` once: at its end, past `cap`
+ * bytes or after `timeoutMs`. Answering only then lets the client read the answer; closing a socket
+ * with unread input resets it and the client would see a broken pipe instead.
  */
-function discardBody(req: IncomingMessage, cap: number): void {
+function discardBody(req: IncomingMessage, cap: number, timeoutMs: number, done: () => void): void {
   let drained = 0;
+  let called = false;
+  const finish = (): void => {
+    if (called) return;
+    called = true;
+    clearTimeout(timer);
+    done();
+  };
+  const timer = setTimeout(finish, timeoutMs);
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > cap) req.socket.destroy();
+    if (drained > cap) finish();
   });
+  req.on('end', finish);
+  req.on('error', finish);
   req.resume();
 }
 
@@ -136,11 +147,11 @@ export async function startRpcServer(services: NodeServices, ...extraMethods: Me
       return;
     }
     const declared = Number(req.headers['content-length'] ?? 0);
-    // Refused without buffering: the body is read and thrown away, and the connection stays usable.
+    // Refused without buffering: the rest of the body is read and thrown away, then the connection closes.
     const body = declared > rpc.maxBodyBytes ? null : await readBody(req, rpc.maxBodyBytes);
     if (body === null) {
-      discardBody(req, rpc.maxDiscardBytes);
-      send(res, 413, errorBody(new BodyTooLargeError(rpc.maxBodyBytes)));
+      await new Promise<void>((resolve) => discardBody(req, rpc.maxDiscardBytes, rpc.discardTimeoutMs, resolve));
+      send(res, 413, errorBody(new BodyTooLargeError(rpc.maxBodyBytes)), { Connection: 'close' });
       return;
     }
     const payload = parsePayload(body.toString('utf8'));
