@@ -59,6 +59,8 @@ try {
   ensureLibclang();
   step('building the core addon (Rust, release profile)');
   execFileSync(process.execPath, [path.join(root, 'scripts/build-native.mjs')], { stdio: 'inherit', cwd: root });
+  step('installing libtorch and the test model, building the inference addon');
+  execFileSync(process.execPath, [path.join(root, 'scripts/setup-inference.mjs')], { stdio: 'inherit', cwd: root });
   step('compiling TypeScript');
   run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
   step('done');

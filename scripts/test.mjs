@@ -6,14 +6,15 @@ import { readdirSync, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inferenceEnv } from './inference-env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = { ...process.env };
 env.CARGO_TARGET_DIR ??= path.join(env.SVC_CACHE_DIR ?? path.join(homedir(), '.cache', 'svc-node'), 'target');
 
-function run(title, cmd, args) {
+function run(title, cmd, args, runEnv = env) {
   process.stdout.write(`\n== ${title} ==\n`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, env });
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, env: runEnv });
   if (r.status !== 0) {
     process.stderr.write(`\n${title} failed (exit ${r.status ?? r.signal})\n`);
     process.exit(r.status ?? 1);
@@ -24,6 +25,7 @@ run('build', process.execPath, [path.join(root, 'scripts/setup.mjs')]);
 // napi-rs builds the addon with an explicit --target; testing with the same one reuses its artifacts.
 const host = spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout.match(/^host: (.+)$/m)?.[1];
 run('rust tests', 'cargo', ['test', '--release', '--workspace', '--exclude', 'svc-napi', ...(host ? ['--target', host] : [])]);
+run('inference rust tests', 'cargo', ['test', '--release', '--manifest-path', 'crates/svc-infer/Cargo.toml'], inferenceEnv(env));
 
 const testDir = path.join(root, 'dist', 'test');
 const only = process.argv.slice(2);

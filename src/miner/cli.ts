@@ -3,6 +3,7 @@
 // SVC_MINER_* variables); mining itself lands with the compute issue, so it refuses to pretend.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { packageVersion } from '../cli/version.js';
+import { registerInferenceCommands } from './infer.js';
 
 const EXIT_UNAVAILABLE = 1;
 const EXIT_USAGE = 2;
@@ -41,6 +42,7 @@ function buildProgram(): Command {
       process.stderr.write('svc-miner: mining is not available in this release (it lands with the compute issue)\n');
       process.exit(EXIT_UNAVAILABLE);
     });
+  registerInferenceCommands(program);
   return program;
 }
 

@@ -193,10 +193,24 @@ export interface Chain {
   close(): void;
 }
 
+/** Result of a proof-of-work search over a nonce range. */
+export interface PowOutcome {
+  /** The first nonce whose BLAKE3(prefix || nonce LE) is at or below the target, if any. */
+  nonce?: bigint;
+  hash?: Buffer;
+  /** Nonces hashed. */
+  hashes: number;
+  elapsedMs: number;
+}
+
 export interface CoreAddon {
   Chain: { open(dataDir: string, genesis: GenesisSpec, options: ChainOptions): Chain };
   keccak256(data: Buffer): Buffer;
   blake3(data: Buffer): Buffer;
+  /** Search `count` nonces from `startNonce` on `threads` threads, SIMD across nonces. Off the JS thread. */
+  powSearch(prefix: Buffer, startNonce: bigint, count: bigint, target: Buffer, threads: number): Promise<PowOutcome>;
+  /** The same search with one plain `blake3::hash` per nonce: the baseline of bench/hashrate. */
+  powSearchPlain(prefix: Buffer, startNonce: bigint, count: bigint, target: Buffer, threads: number): Promise<PowOutcome>;
   version(): string;
 }
 

@@ -3,6 +3,7 @@
 
 mod chain;
 mod convert;
+mod pow;
 mod rpc;
 mod types;
 

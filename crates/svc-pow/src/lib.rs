@@ -1,5 +1,7 @@
 //! BLAKE3 proof-of-work hashing.
 
+pub mod search;
+
 /// BLAKE3 digest (32 bytes) of `data`.
 pub fn blake3_hash(data: &[u8]) -> [u8; 32] {
     *blake3::hash(data).as_bytes()

@@ -1,0 +1,220 @@
+// The door to the inference addon (crates/svc-infer-napi, native/svc-infer.<platform>.node). It links
+// libtorch, so it is loaded lazily and only by what needs it (compute mode inference/auto, svc-miner):
+// importing this module never fails; calling `inferenceAddon()` where the addon is absent throws
+// InferenceUnavailableError, which `auto` compute mode turns into a fall back to pow.
+import { createRequire } from 'node:module';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type InferenceBackend = 'cpu' | 'cuda' | 'metal' | 'auto';
+export type GpuTier = 'Hot' | 'Warm' | 'Cold';
+
+export interface ModelFile {
+  name: string;
+  /** Lower-case hex SHA-256; absent while the registry has no verified digest (the file is refused). */
+  sha256?: string;
+  size?: number;
+  /** Where the public model hub serves the file. */
+  url: string;
+}
+
+/** An approved model as the registry (crates/svc-infer/src/registry.rs) pins it. */
+export interface ModelInfo {
+  id: string;
+  task: 'text-embedding' | 'text-classification';
+  layers: number;
+  hidden: number;
+  heads: number;
+  dims: number;
+  maxSeqLen: number;
+  pooling: 'mean' | 'cls-pooler';
+  parameters: number;
+  sizeMb: number;
+  minMemoryMb: number;
+  tier: GpuTier;
+  hubRepo: string;
+  hubRevision: string;
+  files: ModelFile[];
+}
+
+export interface HardwareInfo {
+  backend: Exclude<InferenceBackend, 'auto'>;
+  accelerator: 'none' | 'discrete' | 'unified';
+  gpuName?: string;
+  gpuMemoryMb?: number;
+  systemMemoryMb: number;
+  tier: GpuTier;
+  loadableModels: string[];
+}
+
+export interface InferenceOutput {
+  modelId: string;
+  dims: number;
+  /** The L2-normalised fp32 vector. */
+  vector: Float32Array;
+  /** The canonical int8 vector, round(127 * x). */
+  quantized: Int8Array;
+  inputHash: Buffer;
+  outputHash: Buffer;
+  tokens: number;
+  flops: number;
+}
+
+export interface OutputClaim {
+  modelId: string;
+  inputHash: Buffer;
+  quantized: Int8Array;
+  outputHash: Buffer;
+}
+
+export interface Verdict {
+  hashMatches: boolean;
+  sameTask: boolean;
+  cosine: number;
+  maxAbsDiff: number;
+  accepted: boolean;
+}
+
+export interface Tolerance {
+  minCosine: number;
+  maxAbsDiff: number;
+}
+
+/** A model loaded on a device. */
+export interface LoadedModel {
+  readonly id: string;
+  readonly backend: Exclude<InferenceBackend, 'auto'>;
+  readonly dims: number;
+  infer(inputs: string[], batchSize?: number): Promise<InferenceOutput[]>;
+  tokenCounts(inputs: string[]): number[];
+}
+
+interface RawAddon {
+  listModels(): ModelInfo[];
+  detectHardware(backend: string, maxMemoryMb?: number): HardwareInfo;
+  loadModel(id: string, modelDir: string, backend: string): Promise<LoadedModel>;
+  loadModelWithPins(id: string, modelDir: string, backend: string, weightsSha256: string, tokenizerSha256: string): Promise<LoadedModel>;
+  writeRandomCheckpoint(id: string, modelDir: string, seed: number): string;
+  inputHash(input: string): Buffer;
+  outputHash(modelId: string, inputHash: Buffer, quantized: Int8Array): Buffer;
+  verifyOutput(claimed: OutputClaim, recomputed: OutputClaim): Verdict;
+  tolerance(): Tolerance;
+  modelFlops(modelId: string, tokens: number): number;
+  setThreads(threads: number): void;
+  threads(): number;
+}
+
+export type InferenceErrorCode =
+  | 'UNKNOWN_MODEL' | 'UNKNOWN_BACKEND' | 'BACKEND_UNAVAILABLE' | 'MISSING_FILE' | 'HASH_MISMATCH' | 'NOT_PINNED'
+  | 'BAD_WEIGHTS' | 'BAD_TOKENIZER' | 'TOKENIZE_FAILED' | 'TORCH_ERROR' | 'IO_ERROR' | 'INVALID_ARGUMENT';
+
+/** An error raised by the inference addon, with its stable code. */
+export class InferenceError extends Error {
+  override name = 'InferenceError';
+  constructor(readonly code: InferenceErrorCode, message: string) {
+    super(message);
+  }
+}
+
+/** The inference addon cannot be loaded here (not built, or libtorch missing). */
+export class InferenceUnavailableError extends Error {
+  override name = 'InferenceUnavailableError';
+  constructor(readonly reason: string) {
+    super(`inference is not available: ${reason}`);
+  }
+}
+
+function translate(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const m = /^\[([A-Z_]+)\] ([\s\S]*)$/.exec(err.message);
+  return m ? new InferenceError(m[1] as InferenceErrorCode, m[2]!) : err;
+}
+
+function guarded<A extends unknown[], R>(f: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => {
+    try {
+      const r = f(...args);
+      return (r instanceof Promise ? r.catch((e: unknown) => Promise.reject(translate(e))) : r) as R;
+    } catch (e) {
+      throw translate(e);
+    }
+  };
+}
+
+function wrapModel(m: LoadedModel): LoadedModel {
+  return {
+    get id() { return m.id; },
+    get backend() { return m.backend; },
+    get dims() { return m.dims; },
+    infer: guarded((inputs: string[], batchSize?: number) => m.infer(inputs, batchSize)),
+    tokenCounts: guarded((inputs: string[]) => m.tokenCounts(inputs)),
+  };
+}
+
+export type InferenceAddon = Omit<RawAddon, 'loadModel' | 'loadModelWithPins'> & {
+  loadModel(id: string, modelDir: string, backend: InferenceBackend): Promise<LoadedModel>;
+  /** Loads a model of an approved shape from files pinned by the caller (random-weight benchmarks). */
+  loadModelWithPins(id: string, modelDir: string, backend: InferenceBackend, weightsSha256: string, tokenizerSha256: string): Promise<LoadedModel>;
+};
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function findAddon(): string | null {
+  // dist/src/native -> repo root; src/native -> repo root
+  for (const dir of [path.resolve(here, '../../../native'), path.resolve(here, '../../native')]) {
+    if (!existsSync(dir)) continue;
+    const file = readdirSync(dir).find((f) => f.startsWith('svc-infer.') && f.endsWith('.node'));
+    if (file) return path.join(dir, file);
+  }
+  return null;
+}
+
+let cached: InferenceAddon | InferenceUnavailableError | undefined;
+
+/** The inference addon, loaded on first use; throws InferenceUnavailableError when it can't be. */
+export function inferenceAddon(): InferenceAddon {
+  cached ??= load();
+  if (cached instanceof InferenceUnavailableError) throw cached;
+  return cached;
+}
+
+/** Whether the inference addon loads here, and why not when it doesn't. */
+export function inferenceAvailability(): { available: true } | { available: false; reason: string } {
+  try {
+    inferenceAddon();
+    return { available: true };
+  } catch (e) {
+    if (e instanceof InferenceUnavailableError) return { available: false, reason: e.reason };
+    throw e;
+  }
+}
+
+function load(): InferenceAddon | InferenceUnavailableError {
+  const file = findAddon();
+  if (!file) {
+    return new InferenceUnavailableError('the svc-infer addon is not built: run `node scripts/setup-inference.mjs`');
+  }
+  let raw: RawAddon;
+  try {
+    raw = createRequire(import.meta.url)(file) as RawAddon;
+  } catch (e) {
+    return new InferenceUnavailableError(`cannot load ${path.basename(file)} (is libtorch installed?): ${(e as Error).message}`);
+  }
+  return {
+    listModels: guarded(() => raw.listModels()),
+    detectHardware: guarded((backend: string, maxMemoryMb?: number) => raw.detectHardware(backend, maxMemoryMb)),
+    loadModel: guarded(async (id: string, modelDir: string, backend: InferenceBackend) =>
+      wrapModel(await raw.loadModel(id, modelDir, backend))),
+    loadModelWithPins: guarded(async (id: string, modelDir: string, backend: InferenceBackend, w: string, t: string) =>
+      wrapModel(await raw.loadModelWithPins(id, modelDir, backend, w, t))),
+    writeRandomCheckpoint: guarded((id: string, modelDir: string, seed: number) => raw.writeRandomCheckpoint(id, modelDir, seed)),
+    inputHash: guarded((input: string) => raw.inputHash(input)),
+    outputHash: guarded((modelId: string, inputHash: Buffer, quantized: Int8Array) => raw.outputHash(modelId, inputHash, quantized)),
+    verifyOutput: guarded((claimed: OutputClaim, recomputed: OutputClaim) => raw.verifyOutput(claimed, recomputed)),
+    tolerance: guarded(() => raw.tolerance()),
+    modelFlops: guarded((modelId: string, tokens: number) => raw.modelFlops(modelId, tokens)),
+    setThreads: guarded((threads: number) => raw.setThreads(threads)),
+    threads: guarded(() => raw.threads()),
+  };
+}
