@@ -7,6 +7,7 @@ import { NodeProcess } from '../test/support/node-process.js';
 import { compileContract, type CompiledContract } from '../test/support/solc.js';
 import { startHardhat, type HardhatPeer } from './support/hardhat-peer.js';
 import { measureRequests, type LoadResult } from './support/load.js';
+import { startHttpFloor } from './support/http-floor.js';
 import {
   deployAndFund,
   mnemonicAccounts,
@@ -131,6 +132,21 @@ async function main(): Promise<void> {
       }
       if (row.svc !== undefined && row.hardhat !== undefined) row.pass = row.svc >= RPC_TARGET_RATIO * row.hardhat;
       rows.push(row);
+    }
+
+    // What no node:http server can beat here: the same generator against a server doing no JSON-RPC work.
+    const floor = await startHttpFloor();
+    try {
+      const body = request('eth_blockNumber', []);
+      if (warmupMs > 0) await measureRequests(floor.url, body, concurrency, warmupMs);
+      const r = await measureRequests(floor.url, body, concurrency, durationMs, floor.pid);
+      const hardhatBlockNumber = rows[0]?.hardhat;
+      details.push(
+        describeLoad('node:http floor (parse the body, send a fixed answer)', 'eth_blockNumber', r) +
+          (hardhatBlockNumber ? ` = ${(r.perSecond / hardhatBlockNumber).toFixed(1)}x hardhat's eth_blockNumber` : ''),
+      );
+    } finally {
+      floor.stop();
     }
 
     const minedPerPeer = new Map<string, number>();
