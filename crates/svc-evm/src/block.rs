@@ -15,8 +15,8 @@ use revm::primitives::hardfork::SpecId;
 use revm::Database;
 use svc_primitives::gas::MAX_INITCODE_SIZE;
 use svc_primitives::{
-    empty_requests_hash, header_hash, intrinsic_gas, logs_bloom, next_base_fee, receipts_root, transactions_root, Header,
-    SignedTransaction, TxEnvelope, TxReceipt, EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, KECCAK_EMPTY,
+    header_hash, intrinsic_gas, logs_bloom, next_base_fee, receipts_root, transactions_root, prague_header,
+    Header, SignedTransaction, TxEnvelope, TxReceipt, KECCAK_EMPTY,
 };
 use svc_store::codec::BlockBody;
 use svc_store::state::{apply_changes, AccountFields, StateChanges, StorageChange};
@@ -128,7 +128,6 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
     let ph = &parent.header;
     let mut header = Header {
         parent_hash: parent.hash,
-        ommers_hash: EMPTY_OMMER_ROOT_HASH,
         beneficiary: req.coinbase,
         number: ph.number + 1,
         gas_limit: req.gas_limit,
@@ -137,12 +136,7 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
         // Deterministic PREVRANDAO: every node derives the same value from the parent.
         mix_hash: keccak256(parent.hash),
         base_fee_per_gas: Some(next_base_fee(ph.gas_used, ph.gas_limit, ph.base_fee_per_gas.unwrap_or_default())),
-        withdrawals_root: Some(EMPTY_ROOT_HASH),
-        blob_gas_used: Some(0),
-        excess_blob_gas: Some(0),
-        parent_beacon_block_root: Some(B256::ZERO),
-        requests_hash: Some(empty_requests_hash()),
-        ..Default::default()
+        ..prague_header()
     };
 
     let mut state = State::builder()

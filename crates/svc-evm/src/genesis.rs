@@ -9,7 +9,7 @@ use revm::database::{CacheDB, EmptyDB};
 use revm::handler::{MainBuilder, MainContext, SystemCallEvm};
 use revm::primitives::hardfork::SpecId;
 use revm::state::AccountInfo;
-use svc_primitives::{empty_requests_hash, header_hash, Header, TrieAccount, EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, KECCAK_EMPTY};
+use svc_primitives::{header_hash, prague_header, Header, TrieAccount, EMPTY_ROOT_HASH, KECCAK_EMPTY};
 use svc_store::state::{StateUpdate, StorageChange};
 use svc_store::trie::{self, MemoryNodes};
 use svc_store::BlockCommit;
@@ -102,7 +102,6 @@ pub fn build_genesis(spec: &GenesisSpec) -> Result<BlockCommit, ChainError> {
 
     let header = Header {
         parent_hash: B256::ZERO,
-        ommers_hash: EMPTY_OMMER_ROOT_HASH,
         beneficiary: spec.coinbase,
         state_root: update.root,
         transactions_root: EMPTY_ROOT_HASH,
@@ -113,12 +112,7 @@ pub fn build_genesis(spec: &GenesisSpec) -> Result<BlockCommit, ChainError> {
         timestamp: spec.timestamp,
         extra_data: spec.extra_data.clone(),
         base_fee_per_gas: Some(spec.base_fee_per_gas),
-        withdrawals_root: Some(EMPTY_ROOT_HASH),
-        blob_gas_used: Some(0),
-        excess_blob_gas: Some(0),
-        parent_beacon_block_root: Some(B256::ZERO),
-        requests_hash: Some(empty_requests_hash()),
-        ..Default::default()
+        ..prague_header()
     };
     let hash = header_hash(&header);
     Ok(BlockCommit { header, hash, state: update, ..Default::default() })

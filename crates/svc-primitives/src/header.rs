@@ -10,6 +10,20 @@ pub fn empty_requests_hash() -> B256 {
     alloy_eips::eip7685::EMPTY_REQUESTS_HASH
 }
 
+/// A header with the fields this chain keeps constant under Prague (no uncles, withdrawals, blobs,
+/// beacon root or requests); block builders fill in the rest with `..prague_header()`.
+pub fn prague_header() -> Header {
+    Header {
+        ommers_hash: EMPTY_OMMER_ROOT_HASH,
+        withdrawals_root: Some(alloy_trie::EMPTY_ROOT_HASH),
+        blob_gas_used: Some(0),
+        excess_blob_gas: Some(0),
+        parent_beacon_block_root: Some(B256::ZERO),
+        requests_hash: Some(empty_requests_hash()),
+        ..Default::default()
+    }
+}
+
 /// Block hash: keccak256 of the RLP of the header.
 pub fn header_hash(header: &Header) -> B256 {
     header.hash_slow()
