@@ -6,7 +6,7 @@ import { encodeFunctionData, type Hex } from 'viem';
 import { NodeProcess } from '../test/support/node-process.js';
 import { compileContract, type CompiledContract } from '../test/support/solc.js';
 import { startHardhat, type HardhatPeer } from './support/hardhat-peer.js';
-import { measureRequests, type LoadResult } from './support/load.js';
+import { buildLoadGenerator, measureRequests, type LoadResult } from './support/load.js';
 import { startHttpFloor } from './support/http-floor.js';
 import {
   deployAndFund,
@@ -86,6 +86,8 @@ async function main(): Promise<void> {
   const hardhatTransfers = intOption(values['hardhat-transfers'], 'hardhat-transfers');
   const blockTimeMs = intOption(values['block-time-ms'], 'block-time-ms');
 
+  progress('building the load generator (svc-loadgen)');
+  const generator = buildLoadGenerator();
   const token = compileContract('TestToken.sol', 'TestToken');
   const peers: Peer[] = [];
   const stopAll = async () => {
@@ -123,8 +125,8 @@ async function main(): Promise<void> {
       const row: Row = { metric: read.metric, unit: 'req/s', target: `>= ${RPC_TARGET_RATIO}x hardhat` };
       for (const peer of peers) {
         const body = read.body(peer);
-        if (warmupMs > 0) await measureRequests(peer.url, body, concurrency, warmupMs);
-        const r = await measureRequests(peer.url, body, concurrency, durationMs, peer.pid);
+        if (warmupMs > 0) await measureRequests(generator, peer.url, body, concurrency, warmupMs);
+        const r = await measureRequests(generator, peer.url, body, concurrency, durationMs, peer.pid);
         progress(`${peer.name} ${read.metric}: ${r.perSecond.toFixed(0)} req/s (${r.errors} errors)`);
         details.push(describeLoad(peer.name, read.metric, r));
         if (peer.name === 'svc-node') row.svc = r.perSecond;
@@ -134,12 +136,12 @@ async function main(): Promise<void> {
       rows.push(row);
     }
 
-    // What no node:http server can beat here: the same generator against a server doing no JSON-RPC work.
+    // Why the transport is native: the same generator against a node:http server doing no JSON-RPC work.
     const floor = await startHttpFloor();
     try {
       const body = request('eth_blockNumber', []);
-      if (warmupMs > 0) await measureRequests(floor.url, body, concurrency, warmupMs);
-      const r = await measureRequests(floor.url, body, concurrency, durationMs, floor.pid);
+      if (warmupMs > 0) await measureRequests(generator, floor.url, body, concurrency, warmupMs);
+      const r = await measureRequests(generator, floor.url, body, concurrency, durationMs, floor.pid);
       const hardhatBlockNumber = rows[0]?.hardhat;
       details.push(
         describeLoad('node:http floor (parse the body, send a fixed answer)', 'eth_blockNumber', r) +
@@ -193,7 +195,7 @@ async function main(): Promise<void> {
         `Targets: every JSON-RPC read figure >= ${RPC_TARGET_RATIO}x Hardhat's; >= ${TRANSFER_TARGET_PER_SECOND.toLocaleString('en-US')} mined ERC-20 transfers/s for svc-node.`,
         `Machine: ${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}` +
           (hardhat ? `, hardhat ${hardhat.version}` : ''),
-        `The load generator (this process, ${concurrency} requests in flight) and both servers share these ${cpus.length} cores,`,
+        `Reads: the load generator (svc-loadgen, native, one thread, ${concurrency} kept-alive connections) and both servers share these ${cpus.length} cores,`,
         `so a server whose CPU share stays well under 100% while the generator's is near 100% was limited by the generator, not by itself;`,
         `answers per server CPU-second compare the servers' own cost. The idle server still runs (svc-node makes a block every ${blockTimeMs} ms).`,
         `Reads: ${durationMs} ms measured after ${warmupMs} ms warm-up per metric and server. Transfers: signed before timing, ${senderCount} senders, each in nonce order`,
@@ -216,7 +218,8 @@ function balanceOfData(token: CompiledContract, owner: Hex): Hex {
 
 function describeLoad(peer: string, metric: string, r: LoadResult): string {
   const perCpu = r.serverCpu ? `, ${Math.round(r.perSecond / r.serverCpu).toLocaleString('en-US')} answers per server CPU-second` : '';
-  const cpu = `CPU: server ${r.serverCpu === undefined ? '?' : `${(100 * r.serverCpu).toFixed(0)}%`}, generator ${(100 * r.generatorCpu).toFixed(0)}% of a core${perCpu}`;
+  const share = (x: number | undefined) => (x === undefined ? '?' : `${(100 * x).toFixed(0)}%`);
+  const cpu = `CPU: server ${share(r.serverCpu)}, generator ${share(r.generatorCpu)} of a core${perCpu}`;
   const base = `${peer} ${metric}: ${r.requests} answers in ${r.seconds.toFixed(2)} s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms; ${cpu}`;
   return r.errors > 0 ? `${base}, ${r.errors} errors (first: ${r.firstError})` : base;
 }

@@ -16,9 +16,3 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
-
-/** CPU seconds of this process (the load generator). */
-export function ownCpuSeconds(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-}

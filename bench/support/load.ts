@@ -1,6 +1,12 @@
-// Closed-loop load: N requests in flight, each answered before its worker sends the next, for a fixed time.
-import { cpuSeconds, ownCpuSeconds } from './cpu.js';
-import { RpcHttpClient } from './http-client.js';
+// Closed-loop load: N requests in flight, each answered before its connection sends the next, for a
+// fixed time. The generator is native (crates/svc-loadgen, one thread) so that it takes little of the
+// cores the servers need; every server in a run is measured with it.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { repoRoot } from '../../test/support/repo.js';
+import { cpuSeconds } from './cpu.js';
 
 export interface LoadResult {
   requests: number;
@@ -9,50 +15,67 @@ export interface LoadResult {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
-  /** Share of one core the server and this generator used during the run (undefined where unknown). */
+  /** Share of one core the server and the generator used during the run (undefined where unknown). */
   serverCpu?: number;
-  generatorCpu: number;
+  generatorCpu?: number;
   firstError?: string;
 }
 
+interface LoadgenOutput {
+  requests: number;
+  errors: number;
+  firstError: string | null;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  cpuSeconds: number | null;
+}
+
+/** Builds svc-loadgen (release, the addon's target dir and target, so it reuses those artifacts) and returns its path. */
+export function buildLoadGenerator(): string {
+  const targetDir = process.env.CARGO_TARGET_DIR ?? path.join(process.env.SVC_CACHE_DIR ?? path.join(homedir(), '.cache', 'svc-node'), 'target');
+  const host = spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout.match(/^host: (.+)$/m)?.[1];
+  const args = ['build', '--release', '--quiet', '-p', 'svc-loadgen', ...(host ? ['--target', host] : [])];
+  const r = spawnSync('cargo', args, { cwd: repoRoot(), stdio: 'inherit', env: { ...process.env, CARGO_TARGET_DIR: targetDir } });
+  if (r.status !== 0) throw new Error(`cargo ${args.join(' ')} failed (${r.status ?? r.signal})`);
+  const binary = path.join(targetDir, ...(host ? [host] : []), 'release', 'svc-loadgen');
+  if (!existsSync(binary)) throw new Error(`svc-loadgen not found at ${binary}`);
+  return binary;
+}
+
 /** Hammer one endpoint with the same request body; counts only answers that carry a `result`. */
-export async function measureRequests(url: string, body: string, concurrency: number, durationMs: number, serverPid?: number): Promise<LoadResult> {
-  const client = new RpcHttpClient(url, concurrency);
-  const payload = Buffer.from(body);
-  const latencies: number[] = [];
-  let requests = 0;
-  let errors = 0;
-  let firstError: string | undefined;
+export async function measureRequests(
+  generator: string,
+  url: string,
+  body: string,
+  concurrency: number,
+  durationMs: number,
+  serverPid?: number,
+): Promise<LoadResult> {
   const serverCpuBefore = cpuSeconds(serverPid);
-  const ownCpuBefore = ownCpuSeconds();
-  const started = performance.now();
-  const deadline = started + durationMs;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      const t = performance.now();
-      try {
-        const answer = await client.post(payload);
-        // A result field and no error field: a real answer, not a refusal.
-        if (answer.status === 200 && answer.text.includes('"result"') && !answer.text.includes('"error"')) {
-          requests++;
-          latencies.push(performance.now() - t);
-        } else {
-          errors++;
-          firstError ??= `HTTP ${answer.status} ${answer.text.slice(0, 200)}`;
-        }
-      } catch (err) {
-        errors++;
-        firstError ??= (err as Error).message;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
+  const child = spawn(generator, ['--url', url, '--body', body, '--connections', String(concurrency), '--duration-ms', String(durationMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (c) => resolve(c));
+  });
+  if (code !== 0) throw new Error(`svc-loadgen exited with ${code}`);
   const serverCpuAfter = cpuSeconds(serverPid);
-  const generatorCpu = (ownCpuSeconds() - ownCpuBefore) / seconds;
-  const serverCpu = serverCpuBefore !== undefined && serverCpuAfter !== undefined ? (serverCpuAfter - serverCpuBefore) / seconds : undefined;
-  client.close();
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => (latencies.length === 0 ? NaN : latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!);
-  return { requests, errors, seconds, perSecond: requests / seconds, p50Ms: pct(0.5), p99Ms: pct(0.99), serverCpu, generatorCpu, firstError };
+  const r = JSON.parse(out) as LoadgenOutput;
+  const serverCpu = serverCpuBefore !== undefined && serverCpuAfter !== undefined ? (serverCpuAfter - serverCpuBefore) / r.seconds : undefined;
+  return {
+    requests: r.requests,
+    errors: r.errors,
+    seconds: r.seconds,
+    perSecond: r.perSecond,
+    p50Ms: r.p50Ms ?? NaN,
+    p99Ms: r.p99Ms ?? NaN,
+    serverCpu,
+    generatorCpu: r.cpuSeconds === null ? undefined : r.cpuSeconds / r.seconds,
+    firstError: r.firstError ?? undefined,
+  };
 }

@@ -193,6 +193,62 @@ export interface Chain {
   close(): void;
 }
 
+export interface HttpServerOptions {
+  host: string;
+  /** 0 asks the system for a free port. */
+  port: number;
+  /** Threads serving connections; default: the machine's cores. */
+  threads?: number;
+  maxBodyBytes: number;
+  /** Bytes of a refused body read and thrown away so that the 413 reaches the client. */
+  maxDiscardBytes: number;
+  discardTimeoutMs: number;
+  /** How long a kept-alive connection may wait for its next request. */
+  idleTimeoutMs: number;
+  /** Requests per second per client IP (IPv6: per /64); 0 = no limit. */
+  rateLimitPerSecond: number;
+  exemptLoopback: boolean;
+  maxBatchItems: number;
+  maxBatchResponseBytes: number;
+  /** JSON bodies of the answers the server gives itself: 413, 429 and 500. */
+  bodyTooLarge: string;
+  rateLimited: string;
+  internalError: string;
+}
+
+/** A request the native server hands to JavaScript (everything but plain state reads). */
+export interface HttpRequestInfo {
+  method: string;
+  /** Path and query as sent. */
+  path: string;
+  contentType?: string;
+  accessControlRequestHeaders?: string;
+  remoteAddress: string;
+  /** The body as UTF-8; empty for GET, OPTIONS and refused content types. */
+  body: string;
+}
+
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string>;
+  /** Absent: no body at all. */
+  body?: string;
+}
+
+/** What the native server answered by itself since it started. */
+export interface HttpServerStats {
+  calls: { method: string; count: number }[];
+  responses: { status: number; count: number }[];
+}
+
+/** The JSON-RPC HTTP server (crates/svc-rpc-http): answers eth_chainId, eth_blockNumber and state reads natively, hands the rest to `handler`. */
+export interface RpcHttpServer {
+  readonly port: number;
+  stats(): HttpServerStats;
+  /** Stop accepting, close idle connections and wait for requests in flight. */
+  close(): Promise<void>;
+}
+
 /** Result of a proof-of-work search over a nonce range. */
 export interface PowOutcome {
   /** The first nonce whose BLAKE3(prefix || nonce LE) is at or below the target, if any. */
@@ -205,6 +261,7 @@ export interface PowOutcome {
 
 export interface CoreAddon {
   Chain: { open(dataDir: string, genesis: GenesisSpec, options: ChainOptions): Chain };
+  RpcHttpServer: { start(chain: Chain, options: HttpServerOptions, handler: (request: HttpRequestInfo) => Promise<HttpReply>): RpcHttpServer };
   keccak256(data: Buffer): Buffer;
   blake3(data: Buffer): Buffer;
   /** Search `count` nonces from `startNonce` on `threads` threads, SIMD across nonces. Off the JS thread. */

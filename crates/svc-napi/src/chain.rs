@@ -53,6 +53,11 @@ impl Chain {
         self.inner.as_ref().ok_or_else(|| js_error("chain is closed"))
     }
 
+    /// The engine behind this handle, for other bindings that serve it.
+    pub(crate) fn shared(&self) -> napi::Result<Arc<svc_evm::Chain>> {
+        Ok(self.chain()?.clone())
+    }
+
     fn view(&self) -> napi::Result<Arc<ReadView>> {
         Ok(self.chain()?.view())
     }

@@ -3,6 +3,7 @@
 
 mod chain;
 mod convert;
+mod http;
 mod pow;
 mod rpc;
 mod types;
@@ -11,6 +12,7 @@ use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 
 pub use chain::Chain;
+pub use http::RpcHttpServer;
 
 /// keccak-256 of `data`.
 #[napi]
