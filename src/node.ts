@@ -5,14 +5,15 @@ import type { Logger } from 'pino';
 import type { NodeConfig } from './config.js';
 import { core, type Chain, type GenesisSpec } from './native/index.js';
 import { createNodeEvents } from './chain/events.js';
-import { resolveGenesis } from './chain/genesis.js';
+import { appGenesis, ChainApp } from './chain/app.js';
+import { resolveNetworkGenesis } from './chain/genesis.js';
 import { Mempool } from './chain/mempool.js';
 import type { NodeServices } from './chain/services.js';
 import { resolveCoinbase } from './consensus/coinbase.js';
 import { SoloDriver } from './consensus/solo.js';
 import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
 import { createMetrics } from './metrics.js';
-import { rpc as rpcParams } from './params.js';
+import { rpc as rpcParams, staking as stakingParams, type StakingParams } from './params.js';
 import { startRpcServer } from './rpc/server.js';
 
 export interface RunningNode {
@@ -20,6 +21,7 @@ export interface RunningNode {
   services: NodeServices;
   genesis: GenesisSpec;
   mempool: Mempool;
+  app: ChainApp;
   driver: SoloDriver;
   /** The address the solo driver seals blocks for. */
   coinbase: Buffer;
@@ -33,13 +35,18 @@ export interface RunningNode {
 export interface StartOptions {
   /** Logger to use instead of a fresh one at config.logLevel. */
   log?: Logger;
+  /** Staking parameters instead of params.staking (tests shorten periods; every node of a chain must use the same). */
+  stakingParams?: StakingParams;
+  /** Block clock of the solo driver, milliseconds (tests step it). */
+  now?: () => number;
 }
 
 /** Open the chain in config.dataDir and start serving and producing blocks. */
 export async function startNode(config: NodeConfig, options: StartOptions = {}): Promise<RunningNode> {
   if (!isLogLevel(config.logLevel)) throw new Error(`unknown log level "${config.logLevel}"`);
   const log = options.log ?? createLogger(config.logLevel);
-  const genesis = resolveGenesis(config);
+  const networkGenesis = resolveNetworkGenesis(config);
+  const genesis = networkGenesis.spec;
   const coinbase = resolveCoinbase(config);
 
   mkdirSync(config.dataDir, { recursive: true });
@@ -47,6 +54,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
   try {
     const events = createNodeEvents();
     const mempool = new Mempool({ chain, chainId: config.chainId, events, limits: { blockGasLimit: genesis.gasLimit } });
+    const app = new ChainApp(chain, mempool, options.stakingParams ?? stakingParams, appGenesis(networkGenesis), log.child({ module: 'app' }));
     const metrics = createMetrics(mempool);
     const head = chain.head();
     metrics.headBlock.set(head.number);
@@ -54,13 +62,22 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       config,
       chain,
       mempool,
+      app,
       events,
       log,
       metrics: metrics.registry,
       startingBlock: head.number,
     };
     const server = await startRpcServer(services);
-    const driver = new SoloDriver({ chain, mempool, events, log, metrics, blockTimeMs: config.blockTimeMs, coinbase });
+    const driver = new SoloDriver({
+      app,
+      events,
+      log,
+      metrics,
+      blockTimeMs: config.blockTimeMs,
+      coinbase,
+      ...(options.now ? { now: options.now } : {}),
+    });
     driver.start();
     log.info(
       { network: config.network, chainId: config.chainId, dataDir: config.dataDir, head: head.number, blockTimeMs: config.blockTimeMs },
@@ -73,6 +90,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       services,
       genesis,
       mempool,
+      app,
       driver,
       coinbase,
       rpcPort: server.port,

@@ -115,3 +115,122 @@ export const logging = {
   /** On shutdown, how long buffered log lines may take to reach stdout before they are dropped. */
   closeTimeoutMs: 2000,
 } as const;
+
+/**
+ * Proof-of-stake rules (Cosmos SDK x/staking, x/distribution, x/slashing semantics). The staking
+ * ledger takes them as an object so that a network can override them; `staking` holds the devnet values.
+ * Fractions are integer basis points (10000 = 100%), times are block timestamps in seconds.
+ */
+export interface StakingParams {
+  readonly unbondingPeriodSeconds: number;
+  readonly maxUnbondingEntries: number;
+  readonly minSelfStake: bigint;
+  readonly minDelegation: bigint;
+  readonly maxValidators: number;
+  readonly powerReduction: bigint;
+  readonly maxCommissionBps: number;
+  readonly commissionChangeIntervalSeconds: number;
+  readonly epochLengthBlocks: number;
+  readonly signedBlocksWindow: number;
+  readonly minSignedPerWindowBps: number;
+  readonly downtimeJailSeconds: number;
+  readonly downtimeSlashBps: number;
+  readonly spotCheckSlashBps: number;
+  readonly spotCheckJailSeconds: number;
+  readonly blockReward: bigint;
+  readonly treasuryShareBps: number;
+  readonly inferenceMinersShareBps: number;
+  readonly rewardMultiplierMinBps: number;
+  readonly rewardMultiplierMaxBps: number;
+  readonly targetStakeRatioBps: number;
+  readonly scoreWeightsBps: {
+    readonly staking: number;
+    readonly compute: number;
+    readonly uptime: number;
+    readonly accuracy: number;
+    readonly network: number;
+  };
+  /** Gas each module function costs on top of the transaction's intrinsic gas. */
+  readonly gas: {
+    readonly registerValidator: number;
+    readonly delegate: number;
+    readonly undelegate: number;
+    readonly withdraw: number;
+    readonly claimRewards: number;
+    readonly editCommission: number;
+    readonly unjail: number;
+    readonly getValidator: number;
+    readonly getDelegation: number;
+    readonly getStakeInfo: number;
+  };
+}
+
+export const staking = {
+  /** Undelegated stake stays slashable this long; devnet: 60 s so flows can be tried by hand (mainnet would use 21 days, Cosmos' default). */
+  unbondingPeriodSeconds: 60,
+  /** Pending unbondings per (delegator, validator) pair, bounding the work a slash does (Cosmos MaxEntries). */
+  maxUnbondingEntries: 7,
+  /** An operator's own stake at risk: below it the validator is jailed and cannot unjail (1 token). */
+  minSelfStake: 10n ** 18n,
+  /** Smallest delegation; 1 wei keeps devnet flows open while refusing zero-value spam. */
+  minDelegation: 1n,
+  /** Size of the active set chosen at each epoch end (Cosmos default MaxValidators). */
+  maxValidators: 100,
+  /** Tokens per unit of consensus voting power, so total power fits CometBFT's int64 (Cosmos PowerReduction). */
+  powerReduction: 10n ** 18n,
+  /** Commission can never exceed 100% of a validator's rewards. */
+  maxCommissionBps: 10_000,
+  /** A validator may change its commission at most once per day (Cosmos rule). */
+  commissionChangeIntervalSeconds: 86_400,
+  /** Blocks per epoch: the active set and voting power change only at epoch ends; short on devnet. */
+  epochLengthBlocks: 10,
+  /** Blocks over which liveness is judged (Cosmos: 10000; scaled down for a devnet). */
+  signedBlocksWindow: 100,
+  /** Share of the window a validator must sign to avoid a downtime penalty (Cosmos: 50%). */
+  minSignedPerWindowBps: 5_000,
+  /** Jail time for downtime (Cosmos: 600 s; devnet: 60 s). */
+  downtimeJailSeconds: 60,
+  /** Stake burned for downtime (Cosmos: 0.01%). */
+  downtimeSlashBps: 1,
+  /** Spot-check failure burns 5% of stake (spec: "5% stake slash and 6-hour jail"). */
+  spotCheckSlashBps: 500,
+  /** Spot-check failure jails for 6 hours (spec). */
+  spotCheckJailSeconds: 6 * 3600,
+  /** Base block reward before the stake-ratio multiplier (2 tokens). */
+  blockReward: 2n * 10n ** 18n,
+  /** Part of each block reward sent to the treasury (10%). */
+  treasuryShareBps: 1_000,
+  /** Part of each block reward paid to proof-submitting inference miners (spec: 15%). */
+  inferenceMinersShareBps: 1_500,
+  /** Block-reward multiplier at a stake ratio of zero (spec: 0.5x). */
+  rewardMultiplierMinBps: 5_000,
+  /** Block-reward multiplier at and above the target stake ratio (spec: 1.5x). */
+  rewardMultiplierMaxBps: 15_000,
+  /** Stake ratio (staked / total supply) at which the multiplier reaches its maximum (two thirds). */
+  targetStakeRatioBps: 6_667,
+  /** Weights of the parts of the contribution score; they sum to 10000 (spec: inference/compute is 20%). */
+  scoreWeightsBps: { staking: 3_000, compute: 2_000, uptime: 2_500, accuracy: 1_500, network: 1_000 },
+  /** Module gas: of the order of the storage writes a contract doing the same would pay (a few SSTOREs each). */
+  gas: {
+    registerValidator: 120_000,
+    delegate: 60_000,
+    undelegate: 70_000,
+    withdraw: 50_000,
+    claimRewards: 50_000,
+    editCommission: 30_000,
+    unjail: 30_000,
+    getValidator: 5_000,
+    getDelegation: 5_000,
+    getStakeInfo: 5_000,
+  },
+} as const satisfies StakingParams;
+
+/** Reserved addresses of the system modules (no key controls them; their code is a single INVALID opcode so EVM calls into them fail). */
+export const system = {
+  stakingAddress: '0x0000000000000000000000000000000000001000',
+  treasuryAddress: '0x0000000000000000000000000000000000001001',
+  /** Code placed at module addresses: 0xfe (INVALID), so contracts cannot call or pay them by mistake. */
+  moduleCode: Buffer.from([0xfe]),
+  /** The devnet's genesis validator: the solo driver's default coinbase (dev account 0) with 1,000 tokens of its own. */
+  devGenesisValidator: { moniker: 'genesis', selfStake: 1_000n * 10n ** 18n, commissionBps: 1_000, maxCommissionBps: 2_000, maxChangeBpsPerDay: 100 },
+} as const;

@@ -14,10 +14,11 @@ import {
   GenesisUnavailableError,
   loadGenesisFile,
   parseGenesisJson,
+  parseNetworkGenesis,
   resolveGenesis,
 } from '../src/chain/genesis.js';
 import { MULTICALL3_INIT_CODE } from '../src/chain/multicall3.js';
-import { CHAIN_ID, chain as chainParams } from '../src/params.js';
+import { CHAIN_ID, chain as chainParams, system as systemParams } from '../src/params.js';
 import type { CoreAddon } from '../src/native/index.js';
 
 /** Accounts 0..9 of `test test … junk` at m/44'/60'/0'/0/i, as Hardhat and anvil print them. */
@@ -37,6 +38,8 @@ const PUBLISHED_KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784
 const PUBLISHED_KEY_1 = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 
 const MULTICALL3 = Buffer.from(chainParams.multicall3Address.slice(2), 'hex');
+const STAKING = Buffer.from(systemParams.stakingAddress.slice(2), 'hex');
+const TREASURY = Buffer.from(systemParams.treasuryAddress.slice(2), 'hex');
 
 /** viem's Multicall3 creation bytecode, read from its sources (viem exports it from no entry point). */
 function viemMulticall3Bytecode(): string {
@@ -88,9 +91,15 @@ describe('built-in genesis of devnet and testnet', () => {
     assert.equal(g.timestamp, chainParams.genesisTimestamp.devnet);
   });
 
-  it('allocates the 10 dev accounts and Multicall3, sorted by address', () => {
+  it('allocates the 10 dev accounts, Multicall3 and the system modules, sorted by address', () => {
     const g = devGenesis('devnet');
-    assert.equal(g.alloc.length, 11);
+    assert.equal(g.alloc.length, 13);
+    const staking = g.alloc.find((a) => a.address.equals(STAKING))!;
+    assert.equal(staking.balance, systemParams.devGenesisValidator.selfStake, 'the module holds the genesis self stake');
+    assert.deepEqual(staking.code, Buffer.from([0xfe]));
+    const treasury = g.alloc.find((a) => a.address.equals(TREASURY))!;
+    assert.equal(treasury.balance, 0n);
+    assert.deepEqual(treasury.code, Buffer.from([0xfe]));
     const sorted = [...g.alloc].sort((a, b) => Buffer.compare(a.address, b.address));
     assert.deepEqual(g.alloc, sorted);
     for (const account of devAccounts()) {
@@ -153,15 +162,18 @@ describe('mainnet genesis', () => {
       assert.equal(g.timestamp, 1767225600);
       assert.equal(g.gasLimit, chainParams.blockGasLimit);
       assert.equal(g.extraData.toString(), 'svc');
-      assert.equal(g.alloc.length, 3);
-      assert.equal(g.alloc[0]!.balance, 10n ** 21n);
-      const second = g.alloc[1]!;
+      // The file's two accounts, Multicall3, and the staking module and treasury (empty: no validators given).
+      assert.equal(g.alloc.length, 5);
+      assert.ok(g.alloc[0]!.address.equals(STAKING) && g.alloc[0]!.balance === 0n);
+      assert.ok(g.alloc[1]!.address.equals(TREASURY));
+      assert.equal(g.alloc[2]!.balance, 10n ** 21n);
+      const second = g.alloc[3]!;
       assert.equal(second.balance, 16n);
       assert.equal(second.nonce, 1n);
       assert.equal(second.code!.toString('hex'), '6000');
       assert.equal(second.storage![0]!.slot.toString('hex'), '00'.repeat(31) + '01');
       assert.equal(second.storage![0]!.value.toString('hex'), '00'.repeat(31) + '2a');
-      assert.ok(g.alloc[2]!.address.equals(MULTICALL3));
+      assert.ok(g.alloc[4]!.address.equals(MULTICALL3));
       for (const account of devAccounts()) assert.ok(!g.alloc.some((a) => a.address.equals(account.addressBytes)));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -174,9 +186,34 @@ describe('mainnet genesis', () => {
       9001,
       'inline',
     );
-    assert.equal(g.alloc.length, 1);
-    assert.equal(g.alloc[0]!.balance, 5n);
-    assert.equal(g.alloc[0]!.initCode, undefined);
+    const own = g.alloc.filter((a) => !a.address.equals(STAKING) && !a.address.equals(TREASURY));
+    assert.equal(own.length, 1);
+    assert.equal(own[0]!.balance, 5n);
+    assert.equal(own[0]!.initCode, undefined);
+  });
+
+  it('registers the file\'s validators and mints their self stakes to the staking module', () => {
+    const operator = '0x3333333333333333333333333333333333333333';
+    const { spec, validators } = parseNetworkGenesis(
+      {
+        chainId: 9001,
+        timestamp: 1,
+        alloc: {},
+        validators: [{ operator, moniker: 'v1', selfStake: '5000', commissionBps: 500, maxCommissionBps: 2000, maxChangeBpsPerDay: 100 }],
+      },
+      9001,
+      'inline',
+    );
+    assert.equal(validators.length, 1);
+    assert.equal(validators[0]!.selfStake, 5000n);
+    assert.equal(spec.alloc.find((a) => a.address.equals(STAKING))!.balance, 5000n);
+  });
+
+  it('refuses an allocation at a system module address', () => {
+    assert.throws(
+      () => parseGenesisJson({ chainId: 9001, timestamp: 1, alloc: { [systemParams.stakingAddress]: { balance: '1' } } }, 9001, 'inline'),
+      /system module's address/,
+    );
   });
 });
 

@@ -9,13 +9,14 @@ import { pino } from 'pino';
 import { keccak256, numberToHex, toRlp, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
 import type { Chain } from '../src/native/index.js';
-import { devAccounts, devGenesis } from '../src/chain/genesis.js';
+import { appGenesis, ChainApp } from '../src/chain/app.js';
+import { devAccounts, devGenesis, devGenesisValidators } from '../src/chain/genesis.js';
 import { createNodeEvents } from '../src/chain/events.js';
 import { Mempool, type MempoolLimits } from '../src/chain/mempool.js';
 import { TxPoolError, type NodeEvents } from '../src/chain/services.js';
 import { DriverStoppedError, SoloDriver } from '../src/consensus/solo.js';
 import { createMetrics } from '../src/metrics.js';
-import { chain as chainParams, mempool as poolParams, rpc as rpcParams } from '../src/params.js';
+import { chain as chainParams, mempool as poolParams, rpc as rpcParams, staking as stakingParams } from '../src/params.js';
 
 const { core } = await import('../src/native/index.js');
 
@@ -99,11 +100,13 @@ function openPool(limits: Partial<MempoolLimits> = {}, blockTimeMs: number = cha
   const chain = core.Chain.open(dir, devGenesis('devnet'), { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
   const events = createNodeEvents();
   const mempool = new Mempool({ chain, chainId: 9000, events, limits });
+  const log = pino({ level: 'silent' });
+  const genesis = { spec: devGenesis('devnet'), validators: devGenesisValidators() };
+  const app = new ChainApp(chain, mempool, stakingParams, appGenesis(genesis), log);
   const driver = new SoloDriver({
-    chain,
-    mempool,
+    app,
     events,
-    log: pino({ level: 'silent' }),
+    log,
     metrics: createMetrics(mempool),
     blockTimeMs,
     coinbase: alice!.addressBytes,

@@ -15,8 +15,11 @@
 //     "coinbase": "0x00…00",                    optional, default the zero address
 //     "extraData": "0x…",                       optional, at most 32 bytes
 //     "alloc": { "0x<address>": { "balance": "…", "nonce": "…", "code": "0x…",
-//                                 "storage": { "0x<slot>": "0x<value>" } } }
-//   }
+//                                 "storage": { "0x<slot>": "0x<value>" } } },
+//     "validators": [ { "operator": "0x…", "moniker": "…", "selfStake": "…",   optional: the genesis
+//                       "commissionBps": 500, "maxCommissionBps": 2000,          validator set; their
+//                       "maxChangeBpsPerDay": 100 } ]                            self stakes are minted
+//   }                                                                            to the staking module
 // Multicall3 is part of every svc network (dev tools expect it at its canonical address), so the
 // node adds it to a file's allocation unless the file allocates that address itself.
 import { readFileSync } from 'node:fs';
@@ -25,7 +28,7 @@ import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { GenesisAccount, GenesisSpec } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
-import { CHAIN_ID, chain as chainParams, type NetworkName } from '../params.js';
+import { CHAIN_ID, chain as chainParams, system, type NetworkName } from '../params.js';
 import { addressOfPublicKey, checksumAddress, parseAddress } from './address.js';
 import { MULTICALL3_INIT_CODE } from './multicall3.js';
 
@@ -83,10 +86,34 @@ function multicall3Account(): GenesisAccount {
   };
 }
 
+/** A validator in the genesis: registered and active from block 0, its self stake held by the staking module. */
+export interface GenesisValidator {
+  operator: Buffer;
+  moniker: string;
+  selfStake: bigint;
+  commissionBps: number;
+  maxCommissionBps: number;
+  maxChangeBpsPerDay: number;
+}
+
+/** The built-in networks' genesis validator: dev account 0, the solo driver's default coinbase. */
+export function devGenesisValidators(): GenesisValidator[] {
+  return [{ operator: devAccounts()[0]!.addressBytes, ...system.devGenesisValidator }];
+}
+
+/** The staking module and treasury accounts: their code refuses EVM calls; the module holds the genesis self stakes. */
+function systemAccounts(validators: readonly GenesisValidator[]): GenesisAccount[] {
+  const staked = validators.reduce((sum, v) => sum + v.selfStake, 0n);
+  return [
+    { address: parseAddress(system.stakingAddress), balance: staked, code: system.moduleCode },
+    { address: parseAddress(system.treasuryAddress), balance: 0n, code: system.moduleCode },
+  ];
+}
+
 /** Built-in genesis of a development network: dev accounts funded, Multicall3 deployed. */
 export function devGenesis(network: 'devnet' | 'testnet'): GenesisSpec {
   const alloc: GenesisAccount[] = devAccounts().map((a) => ({ address: a.addressBytes, balance: a.balance }));
-  alloc.push(multicall3Account());
+  alloc.push(multicall3Account(), ...systemAccounts(devGenesisValidators()));
   return {
     chainId: CHAIN_ID[network],
     timestamp: chainParams.genesisTimestamp[network],
@@ -100,28 +127,41 @@ export function devGenesis(network: 'devnet' | 'testnet'): GenesisSpec {
 
 /** Read a genesis file (format at the top of this file) for a network with the given chain id. */
 export function loadGenesisFile(file: string, expectedChainId: number): GenesisSpec {
+  return parseGenesisJson(readGenesisJson(file), expectedChainId, file);
+}
+
+function readGenesisJson(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     throw new GenesisFileError(file, `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch (err) {
     throw new GenesisFileError(file, `not valid JSON (${(err as Error).message})`);
   }
-  return parseGenesisJson(json, expectedChainId, file);
+}
+
+/** A network's genesis: the chain's (state and header) and the staking module's validators. */
+export interface NetworkGenesis {
+  spec: GenesisSpec;
+  validators: GenesisValidator[];
 }
 
 /** Validate a parsed genesis document; `source` names it in error messages. */
 export function parseGenesisJson(json: unknown, expectedChainId: number, source: string): GenesisSpec {
+  return parseNetworkGenesis(json, expectedChainId, source).spec;
+}
+
+/** Validate a parsed genesis document with its validators; `source` names it in error messages. */
+export function parseNetworkGenesis(json: unknown, expectedChainId: number, source: string): NetworkGenesis {
   const fail = (reason: string): never => {
     throw new GenesisFileError(source, reason);
   };
   if (!isObject(json)) return fail('expected a JSON object');
-  const known = new Set(['chainId', 'timestamp', 'gasLimit', 'baseFeePerGas', 'coinbase', 'extraData', 'alloc']);
+  const known = new Set(['chainId', 'timestamp', 'gasLimit', 'baseFeePerGas', 'coinbase', 'extraData', 'alloc', 'validators']);
   for (const key of Object.keys(json)) if (!known.has(key)) fail(`unknown field "${key}"`);
 
   const chainId = quantity(json.chainId, 'chainId', fail, true);
@@ -147,27 +187,65 @@ export function parseGenesisJson(json: unknown, expectedChainId: number, source:
     alloc.push(allocEntry(addr, entry, `alloc[${key}]`, fail));
   }
   if (!seen.has(parseAddress(chainParams.multicall3Address).toString('hex'))) alloc.push(multicall3Account());
+  for (const reserved of [system.stakingAddress, system.treasuryAddress]) {
+    if (seen.has(reserved.slice(2))) fail(`alloc must not hold ${reserved}: it is a system module's address`);
+  }
+  const validators = json.validators === undefined ? [] : genesisValidators(json.validators, fail);
+  alloc.push(...systemAccounts(validators));
 
   return {
-    chainId: Number(chainId),
-    timestamp: Number(timestamp),
-    gasLimit: Number(gasLimit),
-    baseFeePerGas,
-    coinbase,
-    extraData,
-    alloc: sortAlloc(alloc),
+    spec: {
+      chainId: Number(chainId),
+      timestamp: Number(timestamp),
+      gasLimit: Number(gasLimit),
+      baseFeePerGas,
+      coinbase,
+      extraData,
+      alloc: sortAlloc(alloc),
+    },
+    validators,
   };
+}
+
+function genesisValidators(value: unknown, fail: Fail): GenesisValidator[] {
+  if (!Array.isArray(value)) return fail('"validators" must be an array');
+  const seen = new Set<string>();
+  return value.map((entry, i) => {
+    const where = `validators[${i}]`;
+    if (!isObject(entry)) return fail(`${where} must be an object`);
+    const operator = address(entry.operator, `${where}.operator`, fail);
+    if (seen.has(operator.toString('hex'))) fail(`${where}: operator listed twice`);
+    seen.add(operator.toString('hex'));
+    if (typeof entry.moniker !== 'string') fail(`${where}.moniker must be a string`);
+    const bps = (v: unknown, field: string): number => {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 10_000) fail(`${where}.${field} must be an integer 0..10000`);
+      return v as number;
+    };
+    return {
+      operator,
+      moniker: entry.moniker as string,
+      selfStake: quantity(entry.selfStake, `${where}.selfStake`, fail, true),
+      commissionBps: bps(entry.commissionBps, 'commissionBps'),
+      maxCommissionBps: bps(entry.maxCommissionBps, 'maxCommissionBps'),
+      maxChangeBpsPerDay: bps(entry.maxChangeBpsPerDay, 'maxChangeBpsPerDay'),
+    };
+  });
 }
 
 /** The genesis a node configuration starts from: its file when given, else the network's built-in one. */
 export function resolveGenesis(config: Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile'>): GenesisSpec {
-  if (config.genesisFile) return loadGenesisFile(config.genesisFile, config.chainId);
+  return resolveNetworkGenesis(config).spec;
+}
+
+/** The genesis with its validators: the file's when given, else the network's built-in one. */
+export function resolveNetworkGenesis(config: Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile'>): NetworkGenesis {
+  if (config.genesisFile) return parseNetworkGenesis(readGenesisJson(config.genesisFile), config.chainId, config.genesisFile);
   if (config.network === 'mainnet') {
     throw new GenesisUnavailableError(
       'mainnet has no built-in genesis: pass its genesis file with --genesis <file> (or SVC_GENESIS)',
     );
   }
-  return devGenesis(config.network);
+  return { spec: devGenesis(config.network), validators: devGenesisValidators() };
 }
 
 /** Whether a network is a development network whose dev accounts are funded and may be shown. */

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Chain, DecodedTx, ProducedBlock } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
+import type { ChainApp } from './app.js';
 
 /** A transaction waiting in the pool. */
 export interface PooledTx {
@@ -44,6 +45,8 @@ export interface NodeServices {
   config: NodeConfig;
   chain: Chain;
   mempool: Mempool;
+  /** The state machine: system modules (staking) and supply. */
+  app: ChainApp;
   events: NodeEvents;
   log: Logger;
   metrics: Registry;

@@ -1,21 +1,21 @@
 // The solo consensus driver: one in-process validator that seals a block every slot, empty or not.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { Chain, ProducedBlock } from '../native/index.js';
-import type { Mempool } from '../chain/mempool.js';
+import type { ProducedBlock } from '../native/index.js';
+import type { ChainApp } from '../chain/app.js';
 import type { NodeEvents } from '../chain/services.js';
 import type { NodeMetrics } from '../metrics.js';
 import { chain as chainParams, CLIENT_NAME } from '../params.js';
 
 export interface SoloDriverOptions {
-  chain: Chain;
-  mempool: Mempool;
+  /** The state machine that builds and commits blocks. */
+  app: ChainApp;
   events: NodeEvents;
   log: Logger;
   metrics: NodeMetrics;
   /** Slot length: one block per slot. */
   blockTimeMs: number;
-  /** The validator's address, credited with the fees of its blocks. */
+  /** The validator's address, credited with the fees of its blocks; it proposes and signs every block. */
   coinbase: Buffer;
   extraData?: Buffer;
   maxTxsPerBlock?: number;
@@ -97,21 +97,15 @@ export class SoloDriver {
 
   private async produce(): Promise<ProducedBlock> {
     if (this.stopped) throw new DriverStoppedError();
-    const { chain, mempool, events, metrics } = this.opts;
+    const { app, events, metrics } = this.opts;
     const started = performance.now();
-    const parent = chain.head();
-    // Equal timestamps are allowed: with sub-second block times several blocks share a second.
-    const timestamp = Math.max(Math.floor(this.opts.now() / 1000), parent.timestamp);
-    const picked = mempool.selectForBlock(chain.nextBaseFee(), this.opts.maxTxsPerBlock);
-    const produced = await chain.produceBlock({
-      timestamp,
+    const { produced } = await app.produceBlock({
+      timestamp: Math.floor(this.opts.now() / 1000),
       coinbase: this.opts.coinbase,
       extraData: this.opts.extraData,
-      gasLimit: parent.gasLimit,
-      txs: picked.map((p) => p.raw),
-      senders: picked.map((p) => p.tx.from),
+      maxTxs: this.opts.maxTxsPerBlock,
+      signers: [this.opts.coinbase],
     });
-    mempool.onBlock(produced);
     const seconds = (performance.now() - started) / 1000;
 
     metrics.blocksProduced.inc();

@@ -81,6 +81,32 @@ export interface ProduceBlockRequest {
   senders: Buffer[];
   /** Application module key/values (null deletes) committed in the block's atomic write. */
   appWrites?: { key: Buffer; value: Buffer | null }[];
+  /** Transactions addressed to system modules (by index in `txs`) with the outcome their module decided: charged and recorded, not run in the EVM. */
+  system?: SystemTxOutcome[];
+  /** Balance moves after the last transaction: minted rewards, burned slashes. */
+  blockMoves?: BalanceMove[];
+}
+
+/** A log a system module emits; its address is the module's. */
+export interface ModuleLog {
+  topics: Buffer[];
+  data: Buffer;
+}
+
+/** A move of native balance: no `from` mints, no `to` burns. */
+export interface BalanceMove {
+  from?: Buffer;
+  to?: Buffer;
+  amount: bigint;
+}
+
+export interface SystemTxOutcome {
+  index: number;
+  success: boolean;
+  gasUsed: bigint;
+  logs: ModuleLog[];
+  /** Payouts, applied only on success. */
+  moves: BalanceMove[];
 }
 
 export interface RejectedTx {
@@ -190,6 +216,8 @@ export interface Chain {
   feeHistory(newestBlock: number, blockCount: number, rewardPercentiles: number[]): FeeHistoryResult;
   /** A value the application modules committed with a block (their `app` column family), at the head. */
   getAppValue(key: Buffer): Buffer | null;
+  /** Every app key/value under `prefix`, in key order, at the head. */
+  getAppEntries(prefix: Buffer): { key: Buffer; value: Buffer }[];
   close(): void;
 }
 

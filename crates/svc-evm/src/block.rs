@@ -12,7 +12,7 @@ use revm::database::{OriginalValuesKnown, State};
 use revm::handler::{ExecuteCommitEvm, MainBuilder, MainContext};
 use revm::primitives::eip4844::BLOB_BASE_FEE_UPDATE_FRACTION_PRAGUE;
 use revm::primitives::hardfork::SpecId;
-use revm::Database;
+use revm::{Database, DatabaseCommit};
 use svc_primitives::gas::MAX_INITCODE_SIZE;
 use svc_primitives::{
     header_hash, intrinsic_gas, logs_bloom, next_base_fee, receipts_root, transactions_root, prague_header,
@@ -42,6 +42,31 @@ pub struct BlockRequest {
     pub senders: Vec<Address>,
     /// Application key/values committed with the block (None deletes).
     pub app_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    /// Transactions to system modules, by index in `txs`, with the outcome their module decided.
+    /// They are charged and recorded like any transaction but not run in the EVM.
+    pub system: Vec<(usize, SystemOutcome)>,
+    /// Balance moves after the last transaction: minted rewards, burned slashes.
+    pub block_moves: Vec<BalanceMove>,
+}
+
+/// What a system module decided for one transaction addressed to it.
+#[derive(Debug, Clone, Default)]
+pub struct SystemOutcome {
+    pub success: bool,
+    /// Gas charged, at least the intrinsic gas and at most the transaction's limit.
+    pub gas_used: u64,
+    /// Logs the module emits (address: the module, the transaction's `to`).
+    pub logs: Vec<svc_primitives::Log>,
+    /// Payouts the call makes; applied only on success, after the value reached the module.
+    pub moves: Vec<BalanceMove>,
+}
+
+/// A move of native balance: `from` None mints, `to` None burns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceMove {
+    pub from: Option<Address>,
+    pub to: Option<Address>,
+    pub amount: U256,
 }
 
 /// Where the time of a block went.
@@ -156,7 +181,8 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
             .with_block(block_env(&header))
             .with_cfg(cfg_env(chain_id))
             .build_mainnet();
-        for (raw, sender) in req.txs.iter().zip(&req.senders) {
+        let mut system: std::collections::HashMap<usize, SystemOutcome> = req.system.into_iter().collect();
+        for (index, (raw, sender)) in req.txs.iter().zip(&req.senders).enumerate() {
             let tx = match SignedTransaction::decode(raw) {
                 Ok(tx) => tx,
                 Err(e) => {
@@ -183,6 +209,16 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
                 }
                 None => {}
             }
+            if let Some(outcome) = system.remove(&index) {
+                let (success, logs) = apply_system_tx(evm.db_mut(), &tx, *sender, &header, &outcome)?;
+                gas_used += outcome.gas_used;
+                receipts.push(TxReceipt::new(tx.tx_type(), success, gas_used, logs));
+                tx_hashes.push(tx.hash);
+                body.txs.push(raw.clone());
+                body.senders.push(*sender);
+                included_txs.push(tx.envelope);
+                continue;
+            }
             let result = match evm.transact_commit(tx_env(&tx, *sender)) {
                 Ok(result) => result,
                 Err(EVMError::Transaction(e)) => {
@@ -200,6 +236,7 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
             included_txs.push(tx.envelope);
         }
     }
+    apply_moves(&mut state, &req.block_moves, None)?;
     let executed = Instant::now();
 
     state.merge_transitions(BundleRetention::PlainState);
@@ -224,6 +261,85 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
         deferred,
         timings: BlockTimings { execute: executed - started, state_root: rooted - executed, commit: committed - rooted },
     })
+}
+
+/// Charges a system transaction as the EVM would (nonce, gas at the effective price, the tip to
+/// the coinbase, the base fee burned), moves its value to the module and its payouts out of it
+/// when the module accepted it. The module decided the outcome against the same state, so a
+/// failure here is a fault of the node, not of the transaction.
+fn apply_system_tx<DB: Database + DatabaseCommit>(
+    db: &mut DB,
+    tx: &SignedTransaction,
+    sender: Address,
+    header: &Header,
+    outcome: &SystemOutcome,
+) -> Result<(bool, Vec<svc_primitives::Log>), ChainError> {
+    let module = tx.to().ok_or_else(|| ChainError::Invalid(format!("system transaction {} has no recipient", tx.hash)))?;
+    let intrinsic = intrinsic_gas(tx.input(), false, tx.access_list()).minimum();
+    if outcome.gas_used > tx.gas_limit() || outcome.gas_used < intrinsic {
+        return Err(ChainError::Invalid(format!(
+            "system transaction {}: gas used {} outside {intrinsic}..={}",
+            tx.hash,
+            outcome.gas_used,
+            tx.gas_limit()
+        )));
+    }
+    let base_fee = header.base_fee_per_gas.unwrap_or_default() as u128;
+    let price = tx.effective_gas_price(header.base_fee_per_gas.unwrap_or_default());
+    let fee = U256::from(outcome.gas_used) * U256::from(price);
+    let tip = U256::from(outcome.gas_used) * U256::from(price.saturating_sub(base_fee));
+    let mut moves = vec![
+        BalanceMove { from: Some(sender), to: None, amount: fee },
+        BalanceMove { from: None, to: Some(header.beneficiary), amount: tip },
+    ];
+    if outcome.success {
+        moves.push(BalanceMove { from: Some(sender), to: Some(module), amount: tx.value() });
+        moves.extend(outcome.moves.iter().cloned());
+    }
+    apply_moves(db, &moves, Some(sender))?;
+    let logs = if outcome.success {
+        outcome.logs.iter().map(|l| svc_primitives::Log { address: module, data: l.data.clone() }).collect()
+    } else {
+        Vec::new()
+    };
+    Ok((outcome.success, logs))
+}
+
+/// Applies balance moves (and a nonce bump) to the block's state as one commit.
+fn apply_moves<DB: Database + DatabaseCommit>(db: &mut DB, moves: &[BalanceMove], bump_nonce: Option<Address>) -> Result<(), ChainError> {
+    let mut touched = revm::state::EvmState::default();
+    let load = |db: &mut DB, touched: &mut revm::state::EvmState, a: Address| -> Result<(), ChainError> {
+        if !touched.contains_key(&a) {
+            let info = db.basic(a).map_err(|e| ChainError::Evm(e.to_string()))?.unwrap_or_default();
+            let mut account = revm::state::Account::from(info);
+            account.mark_touch();
+            touched.insert(a, account);
+        }
+        Ok(())
+    };
+    if let Some(a) = bump_nonce {
+        load(db, &mut touched, a)?;
+        let account = touched.get_mut(&a).expect("loaded");
+        account.info.nonce += 1;
+    }
+    for m in moves.iter().filter(|m| !m.amount.is_zero()) {
+        if let Some(from) = m.from {
+            load(db, &mut touched, from)?;
+            let account = touched.get_mut(&from).expect("loaded");
+            account.info.balance = account.info.balance.checked_sub(m.amount).ok_or_else(|| {
+                ChainError::Invalid(format!("balance move of {} from {from}, which holds {}", m.amount, account.info.balance))
+            })?;
+        }
+        if let Some(to) = m.to {
+            load(db, &mut touched, to)?;
+            let account = touched.get_mut(&to).expect("loaded");
+            account.info.balance = account.info.balance.checked_add(m.amount).ok_or_else(|| ChainError::Invalid("balance overflow".into()))?;
+        }
+    }
+    if !touched.is_empty() {
+        db.commit(touched);
+    }
+    Ok(())
 }
 
 /// geth's checks of a transaction against the state before execution, with its texts.

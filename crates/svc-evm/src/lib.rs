@@ -7,7 +7,7 @@ pub mod db;
 pub mod errors;
 pub mod genesis;
 
-pub use block::{BlockRequest, BlockTimings, ProducedBlock};
+pub use block::{BalanceMove, BlockRequest, BlockTimings, ProducedBlock, SystemOutcome};
 pub use call::{CallOutcome, CallRequest, CallStatus, EstimateOutcome};
 pub use chain::{Chain, ChainConfig};
 pub use errors::ChainError;

@@ -180,6 +180,38 @@ fn call_request(req: CallRequest) -> napi::Result<svc_evm::CallRequest> {
     })
 }
 
+fn balance_move(m: &BalanceMoveJs) -> napi::Result<svc_evm::BalanceMove> {
+    Ok(svc_evm::BalanceMove {
+        from: m.from.as_ref().map(|a| to_address(a, "move from")).transpose()?,
+        to: m.to.as_ref().map(|a| to_address(a, "move to")).transpose()?,
+        amount: to_u256(&m.amount, "move amount")?,
+    })
+}
+
+fn system_outcome(o: SystemTxOutcome) -> napi::Result<(usize, svc_evm::SystemOutcome)> {
+    let mut logs = Vec::with_capacity(o.logs.len());
+    for l in o.logs {
+        let topics = l.topics.iter().map(|t| to_b256(t, "log topic")).collect::<napi::Result<Vec<_>>>()?;
+        let data = svc_primitives::LogData::new(topics, Bytes::from(l.data.to_vec())).ok_or_else(|| js_error("a log has more than 4 topics"))?;
+        // The address is the module's, set when the transaction is applied.
+        logs.push(svc_primitives::Log { address: Default::default(), data });
+    }
+    let outcome = svc_evm::SystemOutcome {
+        success: o.success,
+        gas_used: to_u64(&o.gas_used, "gasUsed")?,
+        logs,
+        moves: o.moves.iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
+    };
+    Ok((o.index as usize, outcome))
+}
+
+/// Every application key/value under a prefix, at the head.
+#[napi(object)]
+pub struct AppEntry {
+    pub key: Buffer,
+    pub value: Buffer,
+}
+
 fn status_str(s: CallStatus) -> String {
     s.as_str().to_string()
 }
@@ -267,6 +299,8 @@ impl Chain {
                 txs: req.txs.iter().map(|t| Bytes::from(t.to_vec())).collect(),
                 senders,
                 app_writes,
+                system: req.system.unwrap_or_default().into_iter().map(system_outcome).collect::<napi::Result<Vec<_>>>()?,
+                block_moves: req.block_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
             };
             Ok(AsyncTask::new(ProduceTask { chain: self.chain()?.clone(), request: Some(request) }))
         })
@@ -450,6 +484,15 @@ impl Chain {
     #[napi]
     pub fn get_app_value(&self, key: Buffer) -> napi::Result<Option<Buffer>> {
         guarded(|| Ok(self.view()?.app_value(&key).map_err(js_error)?.map(Buffer::from)))
+    }
+
+    /// Every value the application modules committed under `prefix`, in key order, at the head.
+    #[napi]
+    pub fn get_app_entries(&self, prefix: Buffer) -> napi::Result<Vec<AppEntry>> {
+        guarded(|| {
+            let entries = self.view()?.app_entries(&prefix).map_err(js_error)?;
+            Ok(entries.into_iter().map(|(k, v)| AppEntry { key: Buffer::from(k), value: Buffer::from(v) }).collect())
+        })
     }
 
     /// Release the database; tasks already running finish on their own handle.

@@ -82,6 +82,34 @@ pub struct ProduceBlockRequest {
     pub txs: Vec<Buffer>,
     pub senders: Vec<Buffer>,
     pub app_writes: Option<Vec<AppWrite>>,
+    /// Outcomes of the transactions addressed to system modules, decided by their module.
+    pub system: Option<Vec<SystemTxOutcome>>,
+    /// Balance moves after the last transaction (minted rewards, burned slashes).
+    pub block_moves: Option<Vec<BalanceMoveJs>>,
+}
+
+#[napi(object)]
+pub struct ModuleLog {
+    pub topics: Vec<Buffer>,
+    pub data: Buffer,
+}
+
+/// A move of native balance: no `from` mints, no `to` burns.
+#[napi(object, js_name = "BalanceMove")]
+pub struct BalanceMoveJs {
+    pub from: Option<Buffer>,
+    pub to: Option<Buffer>,
+    pub amount: BigInt,
+}
+
+#[napi(object)]
+pub struct SystemTxOutcome {
+    /// Index of the transaction in `txs`.
+    pub index: u32,
+    pub success: bool,
+    pub gas_used: BigInt,
+    pub logs: Vec<ModuleLog>,
+    pub moves: Vec<BalanceMoveJs>,
 }
 
 #[napi(object)]

@@ -331,6 +331,20 @@ impl ReadView {
     pub fn app_value(&self, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
         self.get(CF_APP, key)
     }
+
+    /// Every application key/value whose key starts with `prefix`, in key order.
+    pub fn app_entries(&self, prefix: &[u8]) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut out = Vec::new();
+        let mode = IteratorMode::From(prefix, rocksdb::Direction::Forward);
+        for item in self.snapshot.iterator_cf(cf(&self.db, CF_APP), mode) {
+            let (key, value) = item?;
+            if !key.starts_with(prefix) {
+                break;
+            }
+            out.push((key.to_vec(), value.to_vec()));
+        }
+        Ok(out)
+    }
 }
 
 impl NodeSource for ReadView {

@@ -150,6 +150,6 @@ pub fn request(chain: &Chain, txs: Vec<Bytes>, senders: Vec<Address>) -> BlockRe
         gas_limit: 300_000_000,
         txs,
         senders,
-        app_writes: Vec::new(),
+        ..Default::default()
     }
 }

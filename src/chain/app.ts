@@ -1,0 +1,216 @@
+// The state machine a consensus driver runs: it builds the next block from the pool, lets the
+// system modules decide the transactions addressed to them, runs the block hooks (rewards,
+// liveness, epochs), and commits everything — EVM state, module records, supply — in the one
+// atomic write of the block.
+import { parseTransaction, type Hex } from 'viem';
+import type { Logger } from 'pino';
+import type { BalanceMove, Chain, ProducedBlock, RejectedTx, SystemTxOutcome } from '../native/index.js';
+import { StakingLedger } from '../modules/staking/ledger.js';
+import { StakingModule, toAddress, type BlockContext } from '../modules/staking/module.js';
+import { system, type StakingParams } from '../params.js';
+import type { GenesisValidator, NetworkGenesis } from './genesis.js';
+import type { Mempool } from './mempool.js';
+import type { PooledTx } from './services.js';
+
+const SUPPLY_KEY = Buffer.from('app/supply', 'utf8');
+const STAKING = Buffer.from(system.stakingAddress.slice(2), 'hex');
+
+/** What a driver asks for: the next block's time, producer and signers. */
+export interface BlockTemplate {
+  /** Proposer's clock, seconds; raised to parent + 1 when not after the parent (as the native builder does). */
+  timestamp: number;
+  coinbase: Buffer;
+  extraData: Buffer;
+  maxTxs: number;
+  /** Validators whose signatures the block carries (solo: the proposer alone). */
+  signers: Buffer[];
+}
+
+export interface BuiltBlock {
+  produced: ProducedBlock;
+  minted: bigint;
+  burned: bigint;
+}
+
+/** The staking ledger of a genesis: its validators registered at height 0 and active from epoch 0. */
+export function genesisLedger(params: StakingParams, validators: readonly GenesisValidator[], timestamp: number): StakingLedger {
+  const ledger = new StakingLedger(params);
+  for (const v of validators) {
+    const r = ledger.registerValidator(
+      toAddress(v.operator),
+      { moniker: v.moniker, commissionBps: v.commissionBps, maxCommissionBps: v.maxCommissionBps, maxChangeBpsPerDay: v.maxChangeBpsPerDay },
+      v.selfStake,
+      0,
+      timestamp,
+    );
+    if (!r.ok) throw new Error(`genesis validator ${toAddress(v.operator)}: ${r.reason}`);
+  }
+  ledger.startEpoch(0, 0);
+  return ledger;
+}
+
+/** Total supply from a stored record: decimal string. */
+function readSupply(chain: Chain, genesisSupply: bigint): bigint {
+  const value = chain.getAppValue(SUPPLY_KEY);
+  return value === null ? genesisSupply : BigInt(value.toString('utf8'));
+}
+
+/** What a node starts its app from. */
+export interface AppGenesis {
+  validators: readonly GenesisValidator[];
+  /** Genesis block timestamp: the validators' registration time. */
+  timestamp: number;
+  /** Sum of the genesis allocation's balances. */
+  supply: bigint;
+}
+
+/** The app's genesis facts from a network genesis. */
+export function appGenesis(genesis: NetworkGenesis): AppGenesis {
+  return {
+    validators: genesis.validators,
+    timestamp: genesis.spec.timestamp,
+    supply: genesis.spec.alloc.reduce((sum, a) => sum + a.balance, 0n),
+  };
+}
+
+export class ChainApp {
+  readonly staking: StakingModule;
+  /** Supply after the head's mints and slashes, before its base-fee burn (see supply()). */
+  private supplyBeforeHeadBurn: bigint;
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly mempool: Mempool,
+    private readonly params: StakingParams,
+    private readonly genesis: AppGenesis,
+    private readonly log: Logger,
+  ) {
+    this.staking = StakingModule.load(chain, params, () => this.genesisLedger());
+    this.supplyBeforeHeadBurn = readSupply(chain, genesis.supply);
+  }
+
+  private genesisLedger(): StakingLedger {
+    return genesisLedger(this.params, this.genesis.validators, this.genesis.timestamp);
+  }
+
+  /** Total supply at the head: genesis + minted - burned base fees - slashed. */
+  supply(): bigint {
+    const head = this.chain.head();
+    return this.supplyBeforeHeadBurn - BigInt(head.gasUsed) * head.baseFeePerGas;
+  }
+
+  /** Builds, executes and commits the next block. */
+  async produceBlock(t: BlockTemplate): Promise<BuiltBlock> {
+    const { chain, mempool } = this;
+    const parent = chain.head();
+    const baseFee = chain.nextBaseFee();
+    const ctx: BlockContext = { height: parent.number + 1, now: Math.max(t.timestamp, parent.timestamp + 1) };
+    const picked = mempool.selectForBlock(baseFee, t.maxTxs);
+    const { systemTxs, evmTxs } = partition(picked);
+    const supplyAtParent = this.supply();
+
+    const outcomes: SystemTxOutcome[] = [];
+    const refused: RejectedTx[] = [];
+    const included: PooledTx[] = [];
+    const spent = new Map<string, bigint>();
+    // Senders with a refused system transaction: their later nonces wait for the next block.
+    const stopped = new Set<string>();
+    let gasLeft = BigInt(parent.gasLimit);
+    try {
+      for (const p of systemTxs) {
+        const key = p.tx.from.toString('hex');
+        if (stopped.has(key)) continue;
+        const balance = chain.getAccount(p.tx.from, parent.number).balance - (spent.get(key) ?? 0n);
+        const problem = precheck(p, balance, baseFee, gasLeft);
+        if (problem !== null) {
+          refused.push({ hash: p.tx.hash, reason: problem });
+          stopped.add(key);
+          continue;
+        }
+        const data = Buffer.from((parseTransaction(`0x${p.raw.toString('hex')}` as Hex).data ?? '0x').slice(2), 'hex');
+        const outcome = this.staking.execute(
+          { from: toAddress(p.tx.from), value: p.tx.value, data, gasLimit: p.tx.gasLimit, intrinsicGas: p.tx.intrinsicGas },
+          ctx,
+        );
+        const price = effectivePrice(p, baseFee);
+        spent.set(key, (spent.get(key) ?? 0n) + outcome.gasUsed * price + (outcome.success ? p.tx.value : 0n));
+        gasLeft -= outcome.gasUsed;
+        outcomes.push({ index: included.length, success: outcome.success, gasUsed: outcome.gasUsed, logs: outcome.logs, moves: outcome.moves });
+        included.push(p);
+      }
+      for (const p of evmTxs) if (!stopped.has(p.tx.from.toString('hex'))) included.push(p);
+
+      const proposer = toAddress(t.coinbase);
+      const end = this.staking.endBlock(ctx, proposer, t.signers.map(toAddress), supplyAtParent);
+      const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + end.minted - end.burned;
+      const appWrites = [...this.staking.takeWrites(), { key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') }];
+      const blockMoves: BalanceMove[] = end.moves;
+
+      const produced = await chain.produceBlock({
+        timestamp: ctx.now,
+        coinbase: t.coinbase,
+        extraData: t.extraData,
+        gasLimit: parent.gasLimit,
+        txs: included.map((p) => p.raw),
+        senders: included.map((p) => p.tx.from),
+        appWrites,
+        system: outcomes,
+        blockMoves,
+      });
+      this.supplyBeforeHeadBurn = supplyAfter;
+      const result = { ...produced, rejected: [...produced.rejected, ...refused] };
+      mempool.onBlock(result);
+      return { produced: result, minted: end.minted, burned: end.burned };
+    } catch (err) {
+      // Nothing was committed: the module forgets what it applied for this block.
+      this.staking.reload(chain, () => this.genesisLedger());
+      this.staking.takeWrites();
+      this.log.error({ err }, 'block production failed; module state reloaded from the last commit');
+      throw err;
+    }
+  }
+}
+
+/**
+ * Transactions to system modules run before the EVM ones. A sender's system transaction joins the
+ * block only if none of its earlier transactions in the block is an EVM one; the rest of that
+ * sender's transactions then wait for the next block so nonces stay in order.
+ */
+function partition(picked: PooledTx[]): { systemTxs: PooledTx[]; evmTxs: PooledTx[] } {
+  const systemTxs: PooledTx[] = [];
+  const evmTxs: PooledTx[] = [];
+  const hasEvm = new Set<string>();
+  const waiting = new Set<string>();
+  for (const p of picked) {
+    const key = p.tx.from.toString('hex');
+    if (waiting.has(key)) continue;
+    if (p.tx.to !== null && p.tx.to.equals(STAKING)) {
+      if (hasEvm.has(key)) {
+        waiting.add(key);
+        continue;
+      }
+      systemTxs.push(p);
+    } else {
+      hasEvm.add(key);
+      evmTxs.push(p);
+    }
+  }
+  return { systemTxs, evmTxs };
+}
+
+function effectivePrice(p: PooledTx, baseFee: bigint): bigint {
+  const tip = p.tx.maxPriorityFeePerGas < p.tx.maxFeePerGas - baseFee ? p.tx.maxPriorityFeePerGas : p.tx.maxFeePerGas - baseFee;
+  return baseFee + tip;
+}
+
+/** The native builder's checks of a transaction against the state, for a system transaction decided before the block runs. */
+function precheck(p: PooledTx, balance: bigint, baseFee: bigint, gasLeft: bigint): string | null {
+  const from = `0x${p.tx.from.toString('hex')}`;
+  if (p.tx.gasLimit > gasLeft) return 'exceeds block gas limit';
+  if (p.tx.maxFeePerGas < baseFee) {
+    return `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${p.tx.maxFeePerGas}, baseFee: ${baseFee}`;
+  }
+  const want = p.tx.gasLimit * p.tx.maxFeePerGas + p.tx.value;
+  if (balance < want) return `insufficient funds for gas * price + value: address ${from} have ${balance} want ${want}`;
+  return null;
+}

@@ -1,0 +1,44 @@
+// Epochs: fixed runs of epochLengthBlocks blocks (epoch e covers heights e*L .. e*L+L-1); the
+// active set is chosen when an epoch starts and holds for the whole epoch.
+import type { StakingParams } from '../../params.js';
+import type { Address, EpochMember, ValidatorRecord } from './types.js';
+
+/** The epoch a block height belongs to. */
+export function epochOfHeight(height: number, params: Pick<StakingParams, 'epochLengthBlocks'>): number {
+  return Math.floor(height / params.epochLengthBlocks);
+}
+
+/** First height of an epoch. */
+export function epochStartHeight(epoch: number, params: Pick<StakingParams, 'epochLengthBlocks'>): number {
+  return epoch * params.epochLengthBlocks;
+}
+
+/** Whether `height` is the last block of its epoch (the block whose end hook calls endEpoch). */
+export function isEpochLastBlock(height: number, params: Pick<StakingParams, 'epochLengthBlocks'>): boolean {
+  return (height + 1) % params.epochLengthBlocks === 0;
+}
+
+/**
+ * The active set: among validators that are not jailed, hold at least minSelfStake of their own
+ * and have voting power, the maxValidators with the most tokens; ties go to the lower address.
+ * `selfStakeOf` gives a validator's self stake; the result is ordered by address.
+ */
+export function chooseActiveSet(
+  validators: Iterable<ValidatorRecord>,
+  selfStakeOf: (v: ValidatorRecord) => bigint,
+  params: Pick<StakingParams, 'maxValidators' | 'minSelfStake' | 'powerReduction'>,
+): EpochMember[] {
+  const candidates: EpochMember[] = [];
+  for (const v of validators) {
+    const votingPower = v.tokens / params.powerReduction;
+    if (v.status === 'jailed' || votingPower === 0n || selfStakeOf(v) < params.minSelfStake) continue;
+    candidates.push({ address: v.operator, tokens: v.tokens, votingPower });
+  }
+  candidates.sort((a, b) => (a.tokens !== b.tokens ? (a.tokens > b.tokens ? -1 : 1) : compareAddress(a.address, b.address)));
+  return candidates.slice(0, params.maxValidators).sort((a, b) => compareAddress(a.address, b.address));
+}
+
+/** Order of addresses by hex (the same as by bytes for lowercase addresses). */
+export function compareAddress(a: Address, b: Address): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,337 @@
+// The staking system module: transactions addressed to params.system.stakingAddress are decoded
+// with the module's ABI (abi/staking.json) and applied to the ledger; the module decides each
+// outcome (success or revert, gas, logs, payouts) and the native block builder charges and records
+// it like any transaction. Block hooks mint and split the block reward, count liveness and close
+// epochs. Its records live in the chain's app column family under "staking/".
+import { readFileSync } from 'node:fs';
+import {
+  decodeFunctionData,
+  encodeAbiParameters,
+  encodeEventTopics,
+  encodeFunctionResult,
+  type Abi,
+  type AbiEvent,
+  type Hex,
+} from 'viem';
+import type { BalanceMove, Chain, ModuleLog } from '../../native/index.js';
+import { system, type StakingParams } from '../../params.js';
+import { contributionScores, type ScoreBreakdown } from './score.js';
+import { isEpochLastBlock } from './epoch.js';
+import { StakingLedger } from './ledger.js';
+import { blockRewardFor, splitBlockReward } from './rewards.js';
+import type { Address, LedgerEvent, LedgerResult, Payout } from './types.js';
+
+/** The module's ABI, shipped as JSON so wallets and explorers can read it too. */
+export const STAKING_ABI = JSON.parse(readFileSync(new URL('../../../../abi/staking.json', import.meta.url), 'utf8')) as Abi;
+
+const RECORD_PREFIX = Buffer.from('staking/', 'utf8');
+
+const STAKING: Address = system.stakingAddress;
+const TREASURY: Address = system.treasuryAddress;
+
+/** A transaction (or eth_call) addressed to the module. */
+export interface ModuleCall {
+  from: Address;
+  value: bigint;
+  data: Buffer;
+  gasLimit: bigint;
+  /** The transaction's intrinsic gas (21000 + calldata), charged before the module's own cost. */
+  intrinsicGas: bigint;
+}
+
+/** Where and when a call runs. */
+export interface BlockContext {
+  height: number;
+  /** Block timestamp, seconds. */
+  now: number;
+}
+
+/** What the module decided for one call. */
+export interface ModuleOutcome {
+  success: boolean;
+  gasUsed: bigint;
+  /** Why it reverted (Solidity-style reason), when it did. */
+  reason?: string;
+  /** ABI-encoded return value (empty for reverts). */
+  returnData: Buffer;
+  logs: ModuleLog[];
+  moves: BalanceMove[];
+}
+
+/** What the end of a block did. */
+export interface BlockEnd {
+  moves: BalanceMove[];
+  minted: bigint;
+  burned: bigint;
+  events: LedgerEvent[];
+}
+
+function addressBuffer(a: Address): Buffer {
+  return Buffer.from(a.slice(2), 'hex');
+}
+
+/** The lowercase 0x address of 20 bytes. */
+export function toAddress(bytes: Buffer): Address {
+  return `0x${bytes.toString('hex')}`;
+}
+
+const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');
+
+/** Solidity's Error(string) revert data, so clients decode the reason as they do a contract's. */
+export function revertData(reason: string): Buffer {
+  return Buffer.concat([Buffer.from('08c379a0', 'hex'), hexToBuffer(encodeAbiParameters([{ type: 'string' }], [reason]))]);
+}
+
+const EVENTS = new Map((STAKING_ABI.filter((e) => e.type === 'event') as AbiEvent[]).map((e) => [e.name, e]));
+
+/** One EVM log for a ledger event (block-level events such as RewardsDistributed have none). */
+function logOf(e: LedgerEvent): ModuleLog | undefined {
+  const make = (name: string, indexed: Record<string, unknown>, data: { type: string; value: unknown }[]): ModuleLog => {
+    const event = EVENTS.get(name);
+    if (!event) throw new Error(`staking ABI has no event ${name}`);
+    const topics = encodeEventTopics({ abi: [event], eventName: name, args: indexed } as never) as Hex[];
+    const encoded = encodeAbiParameters(
+      data.map((d) => ({ type: d.type })),
+      data.map((d) => d.value),
+    );
+    return { topics: topics.map(hexToBuffer), data: hexToBuffer(encoded) };
+  };
+  switch (e.type) {
+    case 'ValidatorRegistered':
+      return make('ValidatorRegistered', { validator: e.validator }, [
+        { type: 'string', value: e.moniker },
+        { type: 'uint16', value: e.commissionBps },
+        { type: 'uint256', value: e.selfStake },
+      ]);
+    case 'Delegated':
+      return make('Delegated', { delegator: e.delegator, validator: e.validator }, [
+        { type: 'uint256', value: e.amount },
+        { type: 'uint256', value: e.shares },
+      ]);
+    case 'Undelegated':
+      return make('Undelegated', { delegator: e.delegator, validator: e.validator }, [
+        { type: 'uint256', value: e.amount },
+        { type: 'uint64', value: BigInt(e.completesAt) },
+      ]);
+    case 'Withdrawn':
+      return make('Withdrawn', { delegator: e.delegator, validator: e.validator }, [{ type: 'uint256', value: e.amount }]);
+    case 'RewardsClaimed':
+      return make('RewardsClaimed', { delegator: e.delegator, validator: e.validator }, [
+        { type: 'uint256', value: e.rewards },
+        { type: 'uint256', value: e.commission },
+      ]);
+    case 'CommissionChanged':
+      return make('CommissionChanged', { validator: e.validator }, [
+        { type: 'uint16', value: e.oldBps },
+        { type: 'uint16', value: e.newBps },
+      ]);
+    case 'Unjailed':
+      return make('Unjailed', { validator: e.validator }, []);
+    case 'Jailed':
+      return make('Jailed', { validator: e.validator }, [
+        { type: 'uint64', value: BigInt(e.until) },
+        { type: 'string', value: e.reason },
+      ]);
+    case 'Slashed':
+      return make('Slashed', { validator: e.validator }, [
+        { type: 'uint16', value: e.fractionBps },
+        { type: 'uint256', value: e.tokensBurned + e.unbondingBurned },
+        { type: 'string', value: e.reason },
+      ]);
+    case 'RewardsDistributed':
+      return undefined;
+  }
+}
+
+function payoutMoves(payouts: Payout[]): BalanceMove[] {
+  return payouts.filter((p) => p.amount > 0n).map((p) => ({ from: addressBuffer(STAKING), to: addressBuffer(p.to), amount: p.amount }));
+}
+
+type Decoded = { functionName: string; args: readonly unknown[] };
+
+export class StakingModule {
+  private constructor(
+    private ledger: StakingLedger,
+    readonly params: StakingParams,
+  ) {}
+
+  /** The module as committed at the chain's head; a chain without staking records starts from `genesis`. */
+  static load(chain: Chain, params: StakingParams, genesis: () => StakingLedger): StakingModule {
+    const entries = chain.getAppEntries(RECORD_PREFIX);
+    if (entries.length === 0) {
+      if (chain.head().number !== 0) throw new Error('the chain has blocks but no staking records: the data dir is not an svc chain of this version');
+      return new StakingModule(genesis(), params);
+    }
+    return new StakingModule(StakingLedger.restore(params, StakingModule.unprefixed(entries)), params);
+  }
+
+  /** Throws away what was applied since the last commit (a block that failed to commit). */
+  reload(chain: Chain, genesis: () => StakingLedger): void {
+    this.ledger = StakingModule.load(chain, this.params, genesis).ledger;
+  }
+
+  private static unprefixed(entries: { key: Buffer; value: Buffer }[]): { key: Buffer; value: Buffer }[] {
+    return entries.map((e) => ({ key: e.key.subarray(RECORD_PREFIX.length), value: e.value }));
+  }
+
+  /** The ledger, for queries. */
+  get state(): StakingLedger {
+    return this.ledger;
+  }
+
+  /** Records changed since the last call, as app writes under the module's prefix. */
+  takeWrites(): { key: Buffer; value: Buffer | null }[] {
+    return this.ledger.dirtyRecords().map((r) => ({ key: Buffer.concat([RECORD_PREFIX, r.key]), value: r.value }));
+  }
+
+  /** Applies a transaction addressed to the module. */
+  execute(call: ModuleCall, ctx: BlockContext): ModuleOutcome {
+    return this.run(this.ledger, call, ctx);
+  }
+
+  /** eth_call / eth_estimateGas: the same call on a copy of the ledger, which is then dropped. */
+  simulate(call: ModuleCall, ctx: BlockContext): ModuleOutcome {
+    return this.run(StakingLedger.restore(this.params, this.ledger.records()), call, ctx);
+  }
+
+  private run(ledger: StakingLedger, call: ModuleCall, ctx: BlockContext): ModuleOutcome {
+    const revert = (reason: string, gasUsed: bigint): ModuleOutcome => ({
+      success: false,
+      gasUsed: gasUsed > call.gasLimit ? call.gasLimit : gasUsed,
+      reason,
+      returnData: revertData(reason),
+      logs: [],
+      moves: [],
+    });
+    let decoded: Decoded;
+    try {
+      if (call.data.length === 0) return revert('staking: plain transfers are refused, call a function', call.intrinsicGas);
+      decoded = decodeFunctionData({ abi: STAKING_ABI, data: `0x${call.data.toString('hex')}` }) as Decoded;
+    } catch {
+      return revert('staking: unknown function or malformed arguments', call.intrinsicGas);
+    }
+    const name = decoded.functionName;
+    const required = call.intrinsicGas + BigInt(this.params.gas[name as keyof StakingParams['gas']] ?? 0);
+    if (call.gasLimit < required) return revert('out of gas', call.gasLimit);
+    const fn = STAKING_ABI.find((f) => f.type === 'function' && f.name === name) as { stateMutability: string } | undefined;
+    if (call.value > 0n && fn?.stateMutability !== 'payable') return revert(`staking: ${name} is not payable`, required);
+
+    const result = this.apply(ledger, call, name, decoded.args, ctx);
+    if (!result.ok) return revert(`staking: ${result.reason}`, required);
+    const logs = result.events.map(logOf).filter((l): l is ModuleLog => l !== undefined);
+    return { success: true, gasUsed: required, returnData: result.returnData, logs, moves: payoutMoves(result.payouts) };
+  }
+
+  private apply(
+    ledger: StakingLedger,
+    call: ModuleCall,
+    name: string,
+    args: readonly unknown[],
+    ctx: BlockContext,
+  ): (LedgerResult & { returnData: Buffer }) | { ok: false; reason: string } {
+    const from = call.from;
+    const encode = (result: unknown): Buffer =>
+      hexToBuffer(encodeFunctionResult({ abi: STAKING_ABI, functionName: name, result } as never));
+    const done = (r: LedgerResult, returnData: Buffer = Buffer.alloc(0)) => (r.ok ? { ...r, returnData } : r);
+    const view = (result: unknown) => ({ ok: true as const, events: [], payouts: [], returnData: encode(result) });
+    const lower = (a: unknown) => (a as string).toLowerCase() as Address;
+    switch (name) {
+      case 'registerValidator': {
+        const [moniker, commissionBps, maxCommissionBps, maxChangeBpsPerDay] = args as [string, number, number, number];
+        return done(ledger.registerValidator(from, { moniker, commissionBps, maxCommissionBps, maxChangeBpsPerDay }, call.value, ctx.height, ctx.now));
+      }
+      case 'delegate':
+        return done(ledger.delegate(from, lower(args[0]), call.value, ctx.height));
+      case 'undelegate': {
+        const r = ledger.undelegate(from, lower(args[0]), args[1] as bigint, ctx.height, ctx.now);
+        return r.ok ? { ...r, returnData: encode(BigInt(r.completesAt)) } : r;
+      }
+      case 'withdraw': {
+        const r = ledger.withdraw(from, ctx.now);
+        return r.ok ? { ...r, returnData: encode(r.amount) } : r;
+      }
+      case 'claimRewards': {
+        const r = ledger.claimRewards(from, lower(args[0]));
+        return r.ok ? { ...r, returnData: encode([r.rewards, r.commission]) } : r;
+      }
+      case 'editCommission':
+        return done(ledger.editCommission(from, args[0] as number, ctx.now));
+      case 'unjail':
+        return done(ledger.unjail(from, ctx.now));
+      case 'getValidator': {
+        const v = ledger.validator(lower(args[0]));
+        if (!v) return { ok: false, reason: 'validator not found' };
+        return view([v.moniker, v.tokens, v.selfStake, v.commissionBps, v.status, BigInt(v.jailedUntil)]);
+      }
+      case 'getDelegation': {
+        const d = ledger.delegation(lower(args[0]), lower(args[1]));
+        return view(d ? [d.amount, d.shares, d.pendingRewards] : [0n, 0n, 0n]);
+      }
+      case 'getStakeInfo': {
+        const s = ledger.stakeInfo(lower(args[0]));
+        return view([s.stakedAmount, s.unstakingAmount, BigInt(s.unstakingCompletesAt), s.pendingRewards]);
+      }
+      default:
+        return { ok: false, reason: `unknown function ${name}` };
+    }
+  }
+
+  /** Contribution scores of the active validators (and the others, for queries), by address. */
+  scores(): Map<Address, ScoreBreakdown> {
+    return contributionScores(this.ledger.validators(), this.params);
+  }
+
+  /**
+   * End of a block: count liveness (`signers` signed, the proposer proposed), mint the block reward
+   * (times the stake-ratio multiplier) and split it: the treasury's share, the inference miners'
+   * share (held by the treasury until the compute module pays miners), and the validators' share by
+   * contribution score, commission first, then delegators pro rata. Closes the epoch on its last block.
+   */
+  endBlock(ctx: BlockContext, proposer: Address, signers: readonly Address[], supply: bigint): BlockEnd {
+    const events: LedgerEvent[] = [];
+    let burned = 0n;
+    if (this.ledger.validator(proposer)) {
+      const record = this.ledger.recordBlock(ctx.height, proposer, signers, ctx.now);
+      events.push(...record.events);
+      burned += record.burned;
+    }
+
+    const minted = blockRewardFor(this.ledger.totals().totalStaked, supply, this.params);
+    const split = splitBlockReward(minted, this.params);
+    const shares = this.validatorShares(split.validators);
+    let distributed = 0n;
+    if (shares.size > 0) {
+      const r = this.ledger.distribute(shares);
+      if (!r.ok) throw new Error(`reward distribution refused: ${r.reason}`);
+      events.push(...r.events);
+      distributed = r.total;
+    }
+    const moves: BalanceMove[] = [];
+    if (distributed > 0n) moves.push({ to: addressBuffer(STAKING), amount: distributed });
+    const toTreasury = minted - distributed;
+    if (toTreasury > 0n) moves.push({ to: addressBuffer(TREASURY), amount: toTreasury });
+    if (burned > 0n) moves.push({ from: addressBuffer(STAKING), amount: burned });
+
+    if (isEpochLastBlock(ctx.height, this.params)) this.ledger.endEpoch(this.ledger.currentEpoch, ctx.height);
+    return { moves, minted, burned, events };
+  }
+
+  /** The validators' part of a reward split by contribution score among the active set; the rounding remainder goes to the best score. */
+  private validatorShares(total: bigint): Map<Address, bigint> {
+    const scores = this.scores();
+    const active = this.ledger.validators().filter((v) => v.status === 'active');
+    const weights = active.map((v) => ({ address: v.address, weight: BigInt(scores.get(v.address)?.totalBps ?? 0) }));
+    const sum = weights.reduce((a, w) => a + w.weight, 0n);
+    const out = new Map<Address, bigint>();
+    if (total === 0n || sum === 0n) return out;
+    let given = 0n;
+    for (const w of weights) {
+      const amount = (total * w.weight) / sum;
+      out.set(w.address, amount);
+      given += amount;
+    }
+    const best = [...weights].sort((a, b) => (a.weight !== b.weight ? (a.weight > b.weight ? -1 : 1) : a.address < b.address ? -1 : 1))[0]!;
+    out.set(best.address, (out.get(best.address) ?? 0n) + (total - given));
+    return out;
+  }
+}
