@@ -66,6 +66,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       events,
       log,
       metrics: metrics.registry,
+      coinbase,
       startingBlock: head.number,
     };
     const server = await startRpcServer(services);

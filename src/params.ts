@@ -234,3 +234,20 @@ export const system = {
   /** The devnet's genesis validator: the solo driver's default coinbase (dev account 0) with 1,000 tokens of its own. */
   devGenesisValidator: { moniker: 'genesis', selfStake: 1_000n * 10n ** 18n, commissionBps: 1_000, maxCommissionBps: 2_000, maxChangeBpsPerDay: 100 },
 } as const;
+
+/** The devnet and testnet faucet (svc_requestFaucet); mainnet has none. */
+export const faucet = {
+  /** Amount sent per request (10 tokens). */
+  amount: 10n * 10n ** 18n,
+  /** Wall-clock wait before the same address is funded again (pool policy, not consensus). */
+  addressCooldownSeconds: 24 * 3600,
+  /** Wall-clock wait before the same client IP may ask again. */
+  ipCooldownSeconds: 3600,
+  /** The faucet account: index 100 of the dev mnemonic (its key is public: a devnet/testnet convenience). */
+  derivationIndex: 100,
+  /** Its genesis balance (1,000,000 tokens). */
+  genesisBalance: 1_000_000n * 10n ** 18n,
+  /** Priority fee of faucet transfers (1 gwei). */
+  tip: 10n ** 9n,
+} as const;
+

@@ -14,11 +14,12 @@ import {
   GenesisUnavailableError,
   loadGenesisFile,
   parseGenesisJson,
+  faucetAccount,
   parseNetworkGenesis,
   resolveGenesis,
 } from '../src/chain/genesis.js';
 import { MULTICALL3_INIT_CODE } from '../src/chain/multicall3.js';
-import { CHAIN_ID, chain as chainParams, system as systemParams } from '../src/params.js';
+import { CHAIN_ID, chain as chainParams, faucet as faucetParams, system as systemParams } from '../src/params.js';
 import type { CoreAddon } from '../src/native/index.js';
 
 /** Accounts 0..9 of `test test … junk` at m/44'/60'/0'/0/i, as Hardhat and anvil print them. */
@@ -91,9 +92,10 @@ describe('built-in genesis of devnet and testnet', () => {
     assert.equal(g.timestamp, chainParams.genesisTimestamp.devnet);
   });
 
-  it('allocates the 10 dev accounts, Multicall3 and the system modules, sorted by address', () => {
+  it('allocates the 10 dev accounts, Multicall3, the system modules and the faucet, sorted by address', () => {
     const g = devGenesis('devnet');
-    assert.equal(g.alloc.length, 13);
+    assert.equal(g.alloc.length, 14);
+    assert.equal(g.alloc.find((a) => a.address.equals(faucetAccount().addressBytes))!.balance, faucetParams.genesisBalance);
     const staking = g.alloc.find((a) => a.address.equals(STAKING))!;
     assert.equal(staking.balance, systemParams.devGenesisValidator.selfStake, 'the module holds the genesis self stake');
     assert.deepEqual(staking.code, Buffer.from([0xfe]));

@@ -28,7 +28,7 @@ import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { GenesisAccount, GenesisSpec } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
-import { CHAIN_ID, chain as chainParams, system, type NetworkName } from '../params.js';
+import { CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
 import { addressOfPublicKey, checksumAddress, parseAddress } from './address.js';
 import { MULTICALL3_INIT_CODE } from './multicall3.js';
 
@@ -56,6 +56,27 @@ export class GenesisUnavailableError extends Error {
 }
 
 let devAccountCache: readonly DevAccount[] | undefined;
+let faucetCache: DevAccount | undefined;
+
+function deriveDevKey(index: number, balance: bigint): DevAccount {
+  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(chainParams.devMnemonic));
+  const key = root.derive(`${chainParams.devDerivationPath}${index}`);
+  if (!key.privateKey) throw new Error(`dev account ${index}: derivation gave no private key`);
+  const addressBytes = addressOfPublicKey(secp256k1.getPublicKey(key.privateKey, false));
+  return {
+    index,
+    address: checksumAddress(addressBytes),
+    addressBytes,
+    privateKey: `0x${Buffer.from(key.privateKey).toString('hex')}`,
+    balance,
+  };
+}
+
+/** The devnet/testnet faucet account (params.faucet.derivationIndex of the dev mnemonic). */
+export function faucetAccount(): DevAccount {
+  faucetCache ??= deriveDevKey(faucet.derivationIndex, faucet.genesisBalance);
+  return faucetCache;
+}
 
 /** The first params.chain.devAccountCount accounts of the standard test mnemonic (derived once, then cached). */
 export function devAccounts(): readonly DevAccount[] {
@@ -113,7 +134,8 @@ function systemAccounts(validators: readonly GenesisValidator[]): GenesisAccount
 /** Built-in genesis of a development network: dev accounts funded, Multicall3 deployed. */
 export function devGenesis(network: 'devnet' | 'testnet'): GenesisSpec {
   const alloc: GenesisAccount[] = devAccounts().map((a) => ({ address: a.addressBytes, balance: a.balance }));
-  alloc.push(multicall3Account(), ...systemAccounts(devGenesisValidators()));
+  const faucetAlloc = faucetAccount();
+  alloc.push(multicall3Account(), ...systemAccounts(devGenesisValidators()), { address: faucetAlloc.addressBytes, balance: faucetAlloc.balance });
   return {
     chainId: CHAIN_ID[network],
     timestamp: chainParams.genesisTimestamp[network],

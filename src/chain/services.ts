@@ -50,6 +50,8 @@ export interface NodeServices {
   events: NodeEvents;
   log: Logger;
   metrics: Registry;
+  /** The address this node's solo driver proposes blocks as (its validator). */
+  coinbase: Buffer;
   /** Block number the node had when it started (for eth_syncing / node info). */
   startingBlock: number;
 }

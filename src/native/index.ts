@@ -79,8 +79,8 @@ export interface ProduceBlockRequest {
   txs: Buffer[];
   /** Senders already recovered by decodeTransaction, one per tx (same order). */
   senders: Buffer[];
-  /** Application module key/values (null deletes) committed in the block's atomic write. */
-  appWrites?: { key: Buffer; value: Buffer | null }[];
+  /** Application module key/values committed in the block's atomic write (no value deletes the key). */
+  appWrites?: { key: Buffer; value?: Buffer }[];
   /** Transactions addressed to system modules (by index in `txs`) with the outcome their module decided: charged and recorded, not run in the EVM. */
   system?: SystemTxOutcome[];
   /** Balance moves after the last transaction: minted rewards, burned slashes. */
@@ -291,6 +291,8 @@ export interface CoreAddon {
   Chain: { open(dataDir: string, genesis: GenesisSpec, options: ChainOptions): Chain };
   RpcHttpServer: { start(chain: Chain, options: HttpServerOptions, handler: (request: HttpRequestInfo) => Promise<HttpReply>): RpcHttpServer };
   keccak256(data: Buffer): Buffer;
+  /** Intrinsic gas of a call carrying `data` (Prague, with the EIP-7623 floor). */
+  intrinsicGas(data: Buffer): bigint;
   blake3(data: Buffer): Buffer;
   /** Search `count` nonces from `startNonce` on `threads` threads, SIMD across nonces. Off the JS thread. */
   powSearch(prefix: Buffer, startNonce: bigint, count: bigint, target: Buffer, threads: number): Promise<PowOutcome>;

@@ -275,3 +275,21 @@ export class ExecutionRevertedError extends RpcError {
     this.reason = reason;
   }
 }
+
+/** -32001: an svc_* query names a validator, delegation, epoch or account the chain does not know. */
+export class NotFoundError extends RpcError {
+  override name = 'NotFoundError';
+  constructor(message: string) {
+    super(rpcErrorCode.resourceNotFound, message);
+  }
+}
+
+/** -32005: the faucet was used by this address or IP too recently. */
+export class FaucetCooldownError extends LimitExceededError {
+  override name = 'FaucetCooldownError';
+  readonly retryAfterSeconds: number;
+  constructor(who: 'address' | 'IP', retryAfterSeconds: number) {
+    super(`faucet cooldown: this ${who} was funded recently, try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}

@@ -3,12 +3,16 @@
 import type { NodeServices } from '../chain/services.js';
 import type { GasPriceOracle } from './gas-price-oracle.js';
 import type { InstalledFilters } from './installed-filters.js';
+import type { Faucet } from './svc/faucet.js';
 
 /** What every method implementation can reach. */
 export interface RpcContext {
   services: NodeServices;
   filters: InstalledFilters;
   gasPrice: GasPriceOracle;
+  faucet: Faucet;
+  /** The client of the request being answered (absent outside a transport, e.g. in direct calls). */
+  client?: { ip: string };
 }
 
 /** One positional argument: its parser, and whether it may be absent (absent or null -> undefined). */

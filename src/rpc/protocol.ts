@@ -97,17 +97,18 @@ export class RpcDispatcher {
   ) {}
 
   /** The serialized answer to a payload, or null when nothing is to be sent (notifications only). */
-  async respond(payload: Payload): Promise<string | null> {
+  async respond(payload: Payload, client?: { ip: string }): Promise<string | null> {
     if (payload.kind === 'rejected') return payload.body;
+    const ctx = client === undefined ? this.ctx : { ...this.ctx, client };
     if (payload.kind === 'single') {
-      const response = await this.answer(payload.message);
+      const response = await this.answer(payload.message, ctx);
       return response === null ? null : this.serialize(response);
     }
-    return this.respondToBatch(payload.messages);
+    return this.respondToBatch(payload.messages, ctx);
   }
 
   /** Answers one request; null for a notification (a valid request without an id member). */
-  async answer(message: unknown): Promise<RpcResponse | null> {
+  async answer(message: unknown, ctx: RpcContext = this.ctx): Promise<RpcResponse | null> {
     if (!isObject(message)) return failure(null, new InvalidRequestError('invalid request: expected a request object'));
     const hasId = 'id' in message;
     if (hasId && !isValidId(message.id)) {
@@ -118,12 +119,12 @@ export class RpcDispatcher {
     if (typeof message.method !== 'string' || message.method.length === 0) {
       return failure(id, new InvalidRequestError('invalid request: method must be a non-empty string'));
     }
-    const response = await this.call(id, message.method, message.params);
+    const response = await this.call(id, message.method, message.params, ctx);
     return hasId ? response : null;
   }
 
   /** Answers a batch in order, one call after another as geth does, within the response size cap. */
-  private async respondToBatch(messages: unknown[]): Promise<string | null> {
+  private async respondToBatch(messages: unknown[], ctx: RpcContext): Promise<string | null> {
     const parts: string[] = [];
     let bytes = 0;
     let tooLarge = false;
@@ -135,7 +136,7 @@ export class RpcDispatcher {
         }
         continue;
       }
-      const response = await this.answer(message);
+      const response = await this.answer(message, ctx);
       if (response === null) continue;
       const text = this.serialize(response);
       parts.push(text);
@@ -145,14 +146,14 @@ export class RpcDispatcher {
     return parts.length === 0 ? null : `[${parts.join(',')}]`;
   }
 
-  private async call(id: RpcId, name: string, params: unknown): Promise<RpcResponse> {
+  private async call(id: RpcId, name: string, params: unknown, ctx: RpcContext): Promise<RpcResponse> {
     const started = performance.now();
     // Own properties only: "constructor" or "__proto__" are not methods.
     const method = Object.hasOwn(this.table, name) ? this.table[name] : undefined;
     let response: RpcResponse;
     try {
       if (method === undefined) throw new MethodNotFoundError(name);
-      const result = await method.run(this.ctx, decodeArgs(method.args, params));
+      const result = await method.run(ctx, decodeArgs(method.args, params));
       response = { jsonrpc: '2.0', id, result: result === undefined ? null : result };
     } catch (err) {
       response = failure(id, this.toRpcError(err, name));

@@ -20,6 +20,8 @@ import type { MethodTable, RpcContext } from './method.js';
 import { rpcMethods } from './methods.js';
 import { RpcMetrics } from './metrics.js';
 import { parsePayload, RpcDispatcher } from './protocol.js';
+import { Faucet } from './svc/faucet.js';
+import { svcMethods } from './svc/index.js';
 
 /** A running JSON-RPC server. */
 export interface RpcServer {
@@ -48,8 +50,8 @@ export async function startRpcServer(services: NodeServices, ...extraMethods: Me
   const log = services.log.child({ module: 'rpc' });
   const metrics = new RpcMetrics(services.metrics);
   const filters = new InstalledFilters(services);
-  const ctx: RpcContext = { services, filters, gasPrice: new GasPriceOracle(services.chain) };
-  const dispatcher = new RpcDispatcher(rpcMethods(...extraMethods), ctx, metrics, log);
+  const ctx: RpcContext = { services, filters, gasPrice: new GasPriceOracle(services.chain), faucet: new Faucet(services) };
+  const dispatcher = new RpcDispatcher(rpcMethods(svcMethods, ...extraMethods), ctx, metrics, log);
 
   const reply = (status: number, body: string | null, headers: Record<string, string | number> = {}): HttpReply => {
     metrics.httpResponses.inc({ code: String(status) });
@@ -78,7 +80,7 @@ export async function startRpcServer(services: NodeServices, ...extraMethods: Me
   const serveRpc = async (req: HttpRequestInfo): Promise<HttpReply> => {
     const contentType = (req.contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!JSON_MEDIA_TYPES.has(contentType)) return reply(415, errorBody(new UnsupportedContentTypeError(contentType)));
-    const answer = await dispatcher.respond(parsePayload(req.body));
+    const answer = await dispatcher.respond(parsePayload(req.body), { ip: req.remoteAddress });
     // Only notifications: nothing to answer, and 204 says so without a body to parse.
     return answer === null ? reply(204, null) : reply(200, answer);
   };

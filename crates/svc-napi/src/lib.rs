@@ -8,7 +8,7 @@ mod pow;
 mod rpc;
 mod types;
 
-use napi::bindgen_prelude::Buffer;
+use napi::bindgen_prelude::{BigInt, Buffer};
 use napi_derive::napi;
 
 pub use chain::Chain;
@@ -24,6 +24,12 @@ pub fn keccak256(data: Buffer) -> Buffer {
 #[napi]
 pub fn blake3(data: Buffer) -> Buffer {
     convert::buffer(&svc_pow::blake3_hash(&data))
+}
+
+/// Intrinsic gas of a call with `data` under Prague rules (including the EIP-7623 calldata floor).
+#[napi]
+pub fn intrinsic_gas(data: Buffer) -> BigInt {
+    BigInt::from(svc_primitives::intrinsic_gas(&data, false, None).minimum())
 }
 
 /// Version of the core addon.

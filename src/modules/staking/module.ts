@@ -17,6 +17,7 @@ import type { BalanceMove, Chain, ModuleLog } from '../../native/index.js';
 import { system, type StakingParams } from '../../params.js';
 import { contributionScores, type ScoreBreakdown } from './score.js';
 import { isEpochLastBlock } from './epoch.js';
+import { spotCheckPenalty } from './penalties.js';
 import { StakingLedger } from './ledger.js';
 import { blockRewardFor, splitBlockReward } from './rewards.js';
 import type { Address, LedgerEvent, LedgerResult, Payout } from './types.js';
@@ -150,6 +151,9 @@ function payoutMoves(payouts: Payout[]): BalanceMove[] {
 type Decoded = { functionName: string; args: readonly unknown[] };
 
 export class StakingModule {
+  /** Penalties ordered between blocks (spot-check failures), applied at the next block's end. */
+  private pendingPenalties: { validator: Address; reason: string }[] = [];
+
   private constructor(
     private ledger: StakingLedger,
     readonly params: StakingParams,
@@ -179,9 +183,12 @@ export class StakingModule {
     return this.ledger;
   }
 
-  /** Records changed since the last call, as app writes under the module's prefix. */
-  takeWrites(): { key: Buffer; value: Buffer | null }[] {
-    return this.ledger.dirtyRecords().map((r) => ({ key: Buffer.concat([RECORD_PREFIX, r.key]), value: r.value }));
+  /** Records changed since the last call, as app writes under the module's prefix (no value: deleted). */
+  takeWrites(): { key: Buffer; value?: Buffer }[] {
+    return this.ledger.dirtyRecords().map((r) => {
+      const key = Buffer.concat([RECORD_PREFIX, r.key]);
+      return r.value === null ? { key } : { key, value: r.value };
+    });
   }
 
   /** Applies a transaction addressed to the module. */
@@ -276,6 +283,15 @@ export class StakingModule {
     }
   }
 
+  /**
+   * Orders the spot-check penalty (params: 5% of stake burned, 6 hours in jail) for a validator;
+   * the next block applies it through the ledger's one slashing mechanism and burns the stake.
+   */
+  penalizeFailedSpotCheck(validator: Address, reason: string): void {
+    if (!this.ledger.validator(validator)) throw new Error(`validator ${validator} not found`);
+    this.pendingPenalties.push({ validator, reason });
+  }
+
   /** Contribution scores of the active validators (and the others, for queries), by address. */
   scores(): Map<Address, ScoreBreakdown> {
     return contributionScores(this.ledger.validators(), this.params);
@@ -290,6 +306,13 @@ export class StakingModule {
   endBlock(ctx: BlockContext, proposer: Address, signers: readonly Address[], supply: bigint): BlockEnd {
     const events: LedgerEvent[] = [];
     let burned = 0n;
+    for (const p of this.pendingPenalties.splice(0)) {
+      const order = spotCheckPenalty(this.params, ctx.height, ctx.now);
+      const r = this.ledger.slash(p.validator, order.fractionBps, order.infractionHeight, order.jailUntil, p.reason, ctx.height);
+      if (!r.ok) throw new Error(`penalty of ${p.validator} refused: ${r.reason}`);
+      events.push(...r.events);
+      burned += r.burned;
+    }
     if (this.ledger.validator(proposer)) {
       const record = this.ledger.recordBlock(ctx.height, proposer, signers, ctx.now);
       events.push(...record.events);

@@ -1,7 +1,9 @@
 // eth_call and eth_estimateGas: run a message on a block's state without making a transaction.
-import type { CallResult, EstimateResult } from '../../native/index.js';
+import { core, type CallResult, type EstimateResult } from '../../native/index.js';
+import { toAddress, type ModuleOutcome } from '../../modules/staking/module.js';
+import { rpc, system } from '../../params.js';
 import { stateBlockNumber } from '../block-tags.js';
-import { ExecutionError, ExecutionRevertedError, InvalidArgumentError } from '../errors.js';
+import { ExecutionError, ExecutionRevertedError, HistoricalStateUnavailableError, InvalidArgumentError } from '../errors.js';
 import { readStateAsync } from '../historical-state.js';
 import { toData, toQuantity } from '../hex.js';
 import { method, optional, required, type MethodTable, type RpcContext } from '../method.js';
@@ -22,6 +24,37 @@ function failure(result: CallResult | EstimateResult): Error {
   return new ExecutionError(result.error ?? 'execution halted');
 }
 
+const STAKING = Buffer.from(system.stakingAddress.slice(2), 'hex');
+
+/**
+ * A call to the staking module runs the module on a copy of its state at the head (the module
+ * keeps no history of its own, so older blocks are -32002).
+ */
+function simulateModule(ctx: RpcContext, call: ParsedCall, blockNumber: number): ModuleOutcome {
+  const { chain, app } = ctx.services;
+  const head = chain.head();
+  if (blockNumber !== head.number) {
+    throw new HistoricalStateUnavailableError(blockNumber, `staking module state is served at the head (${head.number}) only`);
+  }
+  const from = call.request.from ?? Buffer.alloc(20);
+  const value = call.request.value ?? 0n;
+  if (value > 0n && chain.getAccount(from, head.number).balance < value) throw new ExecutionError('insufficient funds for transfer');
+  const data = call.request.data ?? Buffer.alloc(0);
+  return app.staking.simulate(
+    { from: toAddress(from), value, data, gasLimit: call.request.gas ?? BigInt(rpc.gasCap), intrinsicGas: core.intrinsicGas(data) },
+    // The next block's earliest time: block time, not the wall clock, decides what the call sees.
+    { height: head.number + 1, now: head.timestamp + 1 },
+  );
+}
+
+function isModuleCall(call: ParsedCall): boolean {
+  return call.request.to !== undefined && call.request.to.equals(STAKING);
+}
+
+function moduleFailure(outcome: ModuleOutcome): Error {
+  return new ExecutionRevertedError(outcome.reason, toData(outcome.returnData));
+}
+
 const callObject = required(parseCallObject);
 const atBlock = optional(parseBlockId);
 const stateOverrides = optional(parseAbsentOverrides('state'));
@@ -32,6 +65,11 @@ export const callMethods: MethodTable = {
     checkChainId(ctx, call);
     const { chain } = ctx.services;
     const n = stateBlockNumber(chain, block);
+    if (isModuleCall(call)) {
+      const outcome = simulateModule(ctx, call, n);
+      if (!outcome.success) throw moduleFailure(outcome);
+      return toData(outcome.returnData);
+    }
     const result = await readStateAsync(n, () => chain.call(call.request, n));
     if (result.status !== 'success') throw failure(result);
     return toData(result.output);
@@ -42,6 +80,11 @@ export const callMethods: MethodTable = {
     checkChainId(ctx, call);
     const { chain } = ctx.services;
     const n = stateBlockNumber(chain, block);
+    if (isModuleCall(call)) {
+      const outcome = simulateModule(ctx, { ...call, request: { ...call.request, gas: call.request.gas ?? BigInt(rpc.gasCap) } }, n);
+      if (!outcome.success) throw moduleFailure(outcome);
+      return toQuantity(outcome.gasUsed);
+    }
     const result = await readStateAsync(n, () => chain.estimateGas(call.request, n));
     if (result.status !== 'success') throw failure(result);
     return toQuantity(result.gas);

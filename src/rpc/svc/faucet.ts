@@ -1,0 +1,73 @@
+// svc_requestFaucet: devnet and testnet hand out a fixed amount from the faucet account, at most
+// once per address and per client IP within their cooldowns. Mainnet has no faucet (-32004).
+import { privateKeyToAccount } from 'viem/accounts';
+import { checksumAddress } from '../../chain/address.js';
+import { faucetAccount } from '../../chain/genesis.js';
+import type { NodeServices } from '../../chain/services.js';
+import { faucet as faucetParams } from '../../params.js';
+import { FaucetCooldownError, MethodNotSupportedError, TransactionRejectedError } from '../errors.js';
+import { toData, toQuantity } from '../hex.js';
+import { method, required, type MethodTable } from '../method.js';
+import { parseAddress } from '../validate.js';
+
+/** Last funding times (wall clock, milliseconds) by address and by IP; entries past their cooldown are forgotten. */
+export class Faucet {
+  private readonly byAddress = new Map<string, number>();
+  private readonly byIp = new Map<string, number>();
+
+  constructor(
+    private readonly services: NodeServices,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Sends params.faucet.amount to `to`; returns the transaction hash. */
+  async fund(to: Buffer, ip: string): Promise<{ hash: Buffer; amount: bigint }> {
+    const { config, chain, mempool } = this.services;
+    if (config.network === 'mainnet' || config.genesisFile) {
+      throw new MethodNotSupportedError('svc_requestFaucet', 'the faucet serves the built-in devnet and testnet only');
+    }
+    const now = this.now();
+    this.forget(now);
+    const addressKey = to.toString('hex');
+    const wait = (since: number | undefined, seconds: number) => (since === undefined ? 0 : Math.ceil((since + seconds * 1000 - now) / 1000));
+    const addressWait = wait(this.byAddress.get(addressKey), faucetParams.addressCooldownSeconds);
+    if (addressWait > 0) throw new FaucetCooldownError('address', addressWait);
+    const ipWait = wait(this.byIp.get(ip), faucetParams.ipCooldownSeconds);
+    if (ipWait > 0) throw new FaucetCooldownError('IP', ipWait);
+
+    const account = faucetAccount();
+    const signer = privateKeyToAccount(account.privateKey);
+    const baseFee = chain.nextBaseFee();
+    const signed = await signer.signTransaction({
+      type: 'eip1559',
+      chainId: config.chainId,
+      nonce: Number(mempool.pendingNonce(account.addressBytes)),
+      to: checksumAddress(to) as `0x${string}`,
+      value: faucetParams.amount,
+      gas: 21_000n,
+      maxPriorityFeePerGas: faucetParams.tip,
+      maxFeePerGas: 2n * baseFee + faucetParams.tip,
+    });
+    let hash: Buffer;
+    try {
+      hash = mempool.add(Buffer.from(signed.slice(2), 'hex'));
+    } catch (err) {
+      throw new TransactionRejectedError(`faucet transfer refused: ${(err as Error).message}`);
+    }
+    this.byAddress.set(addressKey, now);
+    this.byIp.set(ip, now);
+    return { hash, amount: faucetParams.amount };
+  }
+
+  private forget(now: number): void {
+    for (const [k, t] of this.byAddress) if (now - t >= faucetParams.addressCooldownSeconds * 1000) this.byAddress.delete(k);
+    for (const [k, t] of this.byIp) if (now - t >= faucetParams.ipCooldownSeconds * 1000) this.byIp.delete(k);
+  }
+}
+
+export const faucetMethods: MethodTable = {
+  svc_requestFaucet: method([required(parseAddress)], async (ctx, [address]) => {
+    const { hash, amount } = await ctx.faucet.fund(address, ctx.client?.ip ?? '');
+    return { transactionHash: toData(hash), amount: toQuantity(amount), to: checksumAddress(address) };
+  }),
+};

@@ -1,0 +1,104 @@
+// svc_* methods about the chain and this node: epoch, network statistics, node info, pool contents.
+import { packageVersion } from '../../cli/version.js';
+import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
+import { toAddress } from '../../modules/staking/module.js';
+import { checksumAddress } from '../../chain/address.js';
+import { toData, toQuantity } from '../hex.js';
+import { method, type MethodTable, type RpcContext } from '../method.js';
+
+/** Blocks behind the head that network statistics look at. */
+const STATS_WINDOW_BLOCKS = 100;
+
+interface NetworkWindow {
+  head: string;
+  avgBlockTimeMs: number;
+  tps: number;
+  activeAddresses: number;
+}
+
+let cached: NetworkWindow | undefined;
+
+/** Block time, throughput and distinct senders over the last blocks, computed once per head. */
+function networkWindow(ctx: RpcContext): NetworkWindow {
+  const { chain } = ctx.services;
+  const head = chain.head();
+  const key = head.hash.toString('hex');
+  if (cached?.head === key) return cached;
+  const oldest = Math.max(0, head.number - STATS_WINDOW_BLOCKS);
+  const senders = new Set<string>();
+  let txs = 0;
+  for (let n = oldest + 1; n <= head.number; n++) {
+    const block = chain.getBlock({ number: n }, true);
+    const list = (block?.['transactions'] ?? []) as { from: string }[];
+    txs += list.length;
+    for (const tx of list) senders.add(tx.from.toLowerCase());
+  }
+  const first = chain.getBlock({ number: oldest }, false);
+  const firstTime = Number(BigInt((first?.['timestamp'] as string | undefined) ?? '0x0'));
+  const seconds = head.timestamp - firstTime;
+  const blocks = head.number - oldest;
+  cached = {
+    head: key,
+    avgBlockTimeMs: blocks === 0 ? 0 : Math.round((seconds * 1000) / blocks),
+    tps: seconds <= 0 ? 0 : Math.round((txs / seconds) * 100) / 100,
+    activeAddresses: senders.size,
+  };
+  return cached;
+}
+
+export const networkMethods: MethodTable = {
+  svc_getEpoch: method([], (ctx) => {
+    const { chain, app, config } = ctx.services;
+    const head = chain.head();
+    const params = app.staking.params;
+    const epoch = epochOfHeight(head.number, params);
+    const start = epochStartHeight(epoch, params);
+    const startBlock = chain.getBlock({ number: start }, false);
+    return {
+      number: toQuantity(epoch),
+      startTime: (startBlock?.['timestamp'] as string | undefined) ?? toQuantity(head.timestamp),
+      durationMs: toQuantity(params.epochLengthBlocks * config.blockTimeMs),
+      slot: head.number - start,
+      startBlock: toQuantity(start),
+      lengthBlocks: params.epochLengthBlocks,
+    };
+  }),
+
+  svc_getNetworkStats: method([], (ctx) => {
+    const { chain, app } = ctx.services;
+    const head = chain.head();
+    const w = networkWindow(ctx);
+    const validators = app.staking.state.validators();
+    return {
+      latestBlock: toQuantity(head.number),
+      latestTimestamp: toQuantity(head.timestamp),
+      avgBlockTimeMs: w.avgBlockTimeMs,
+      tps: w.tps,
+      activeAddresses: w.activeAddresses,
+      totalValidators: validators.length,
+      activeValidators: validators.filter((v) => v.status === 'active').length,
+      totalStaked: toQuantity(app.staking.state.totals().totalStaked),
+      totalSupply: toQuantity(app.supply()),
+    };
+  }),
+
+  svc_getNodeInfo: method([], (ctx) => {
+    const { chain, app, config, startingBlock, coinbase } = ctx.services;
+    const head = chain.head().number;
+    const own = app.staking.state.validator(toAddress(coinbase));
+    return {
+      version: `svc-node/v${packageVersion()}`,
+      chainId: config.chainId,
+      peerCount: 0,
+      isValidator: own?.status === 'active',
+      syncing: false,
+      startingBlock,
+      currentBlock: head,
+      highestBlock: head,
+      validatorAddress: checksumAddress(coinbase),
+      network: config.network,
+    };
+  }),
+
+  svc_getPendingTransactions: method([], (ctx) => ctx.services.mempool.hashes().map((h) => toData(h))),
+};

@@ -1,0 +1,338 @@
+// Staking through a wallet: viem sends transactions to the staking module of a real node (native
+// HTTP server, RocksDB in a temp dir), blocks are made one at a time on a test clock, and the
+// results are read back through receipts, logs, balances and the svc_* methods.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  http,
+  parseEther,
+  parseEventLogs,
+  type Abi,
+  type Hash,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { NodeConfig } from '../src/config.js';
+import { startNode, type RunningNode } from '../src/node.js';
+import { CHAIN_ID, chain as chainParams, staking as defaultStaking, system, type StakingParams } from '../src/params.js';
+import { devPrivateKeys } from './support/dev-accounts.js';
+import { repoRoot } from './support/repo.js';
+import { svcDevnet } from './support/viem-chain.js';
+
+const ABI = JSON.parse(readFileSync(path.join(repoRoot(), 'abi', 'staking.json'), 'utf8')) as Abi;
+const STAKING = system.stakingAddress as Hex;
+const TREASURY = system.treasuryAddress as Hex;
+const ETHER = 10n ** 18n;
+
+/**
+ * Test chain parameters: short epochs and unbonding, a constant block reward (multiplier pinned at
+ * 1x) and a score made of stake alone, so that rewards can be computed by hand.
+ */
+const PARAMS: StakingParams = {
+  ...defaultStaking,
+  epochLengthBlocks: 4,
+  unbondingPeriodSeconds: 30,
+  signedBlocksWindow: 10_000,
+  rewardMultiplierMinBps: 10_000,
+  rewardMultiplierMaxBps: 10_000,
+  scoreWeightsBps: { staking: 10_000, compute: 0, uptime: 0, accuracy: 0, network: 0 },
+};
+
+const keys = devPrivateKeys(4);
+const genesisValidator = privateKeyToAccount(keys[0]!);
+const operator = privateKeyToAccount(keys[1]!);
+const alice = privateKeyToAccount(keys[2]!);
+const bob = privateKeyToAccount(keys[3]!);
+
+let node: RunningNode;
+let dataDir: string;
+let client: PublicClient;
+/** The block clock, milliseconds; each block is made at the time it says. */
+let clockMs = chainParams.genesisTimestamp.devnet * 1000;
+
+async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
+  const res = await fetch(node.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const json = (await res.json()) as { result?: T; error?: { code: number; message: string } };
+  if (json.error) throw Object.assign(new Error(json.error.message), { code: json.error.code });
+  return json.result as T;
+}
+
+/** Makes one block `seconds` after the last one. */
+async function block(seconds = 1): Promise<{ number: number; timestamp: number }> {
+  clockMs += seconds * 1000;
+  const { head } = await node.driver.produceNext();
+  return { number: head.number, timestamp: head.timestamp };
+}
+
+/** Makes blocks until the current epoch has ended (the next block starts an epoch). */
+async function toEpochEnd(): Promise<void> {
+  while ((node.services.chain.head().number + 1) % PARAMS.epochLengthBlocks !== 0) await block();
+}
+
+/** Sends a staking call from `from` (gas given, so nothing is estimated) and mines it; returns the receipt. */
+async function send(from: PrivateKeyAccount, functionName: string, args: unknown[] = [], value = 0n, gas = 300_000n) {
+  const wallet = createWalletClient({ account: from, chain: svcDevnet(node.rpcUrl), transport: http(node.rpcUrl) });
+  const hash: Hash = await wallet.writeContract({ address: STAKING, abi: ABI, functionName, args, value, gas } as never);
+  await block();
+  return client.getTransactionReceipt({ hash });
+}
+
+/** The revert reason viem decodes when it simulates the call. */
+async function revertReason(from: PrivateKeyAccount, functionName: string, args: unknown[] = [], value = 0n): Promise<string | undefined> {
+  try {
+    await client.simulateContract({ account: from, address: STAKING, abi: ABI, functionName, args, value } as never);
+  } catch (err) {
+    const revert = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
+    if (revert instanceof ContractFunctionRevertedError) return revert.reason;
+    throw err;
+  }
+  return undefined;
+}
+
+const fee = (r: { gasUsed: bigint; effectiveGasPrice: bigint }) => r.gasUsed * r.effectiveGasPrice;
+
+interface Delegation {
+  shares: string;
+  balance: string;
+  pendingRewards: string;
+}
+
+before(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-staking-'));
+  const config: NodeConfig = {
+    network: 'devnet',
+    chainId: CHAIN_ID.devnet,
+    dataDir,
+    rpcHost: '127.0.0.1',
+    rpcPort: 0,
+    wsPort: 0,
+    explorerPort: 0,
+    // Blocks are made by the test, one at a time.
+    blockTimeMs: chainParams.maxBlockTimeMs,
+    logLevel: 'silent',
+    rpcRateLimit: 0,
+    rateLimitExemptLoopback: true,
+  };
+  node = await startNode(config, { stakingParams: PARAMS, now: () => clockMs });
+  client = createPublicClient({ chain: svcDevnet(node.rpcUrl), transport: http(node.rpcUrl) });
+});
+
+after(async () => {
+  await node.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('a second validator registers from a wallet', () => {
+  it('is refused below the minimum self stake, with the reason', async () => {
+    assert.equal(await revertReason(operator, 'registerValidator', ['val-two', 1_000, 2_000, 500], 10n ** 17n), 'staking: self stake below minimum');
+  });
+
+  it('registers with its self stake, logs it, and joins the active set at the next epoch', async () => {
+    const before = await client.getBalance({ address: operator.address });
+    const receipt = await send(operator, 'registerValidator', ['val-two', 1_000, 2_000, 500], parseEther('100'));
+    assert.equal(receipt.status, 'success');
+    const [log] = parseEventLogs({ abi: ABI, logs: receipt.logs, eventName: 'ValidatorRegistered' }) as unknown as {
+      args: { validator: Hex; moniker: string; selfStake: bigint };
+    }[];
+    assert.equal(log!.args.validator, operator.address);
+    assert.equal(log!.args.moniker, 'val-two');
+    assert.equal(log!.args.selfStake, parseEther('100'));
+    assert.equal(await client.getBalance({ address: operator.address }), before - parseEther('100') - fee(receipt));
+
+    const v = await rpc<{ status: string; totalStake: string; commission: number }>('svc_getValidator', [operator.address]);
+    assert.equal(v.status, 'inactive');
+    assert.equal(BigInt(v.totalStake), parseEther('100'));
+    assert.equal(v.commission, 10);
+
+    await toEpochEnd();
+    await block();
+    assert.equal((await rpc<{ status: string }>('svc_getValidator', [operator.address])).status, 'active');
+    const set = await rpc<{ validators: { address: string }[] }>('svc_getValidatorSet', []);
+    assert.deepEqual(set.validators.map((m) => m.address).sort(), [genesisValidator.address, operator.address].sort());
+  });
+});
+
+describe('delegation from two accounts', () => {
+  it('adds each delegation to the validator and reports it per delegator', async () => {
+    assert.equal((await send(alice, 'delegate', [operator.address], parseEther('100'))).status, 'success');
+    assert.equal((await send(bob, 'delegate', [operator.address], parseEther('300'))).status, 'success');
+    const v = await rpc<{ totalStake: string; selfStake: string; delegatedStake: string; delegatorCount: number }>('svc_getValidator', [
+      operator.address,
+    ]);
+    assert.equal(BigInt(v.totalStake), parseEther('500'));
+    assert.equal(BigInt(v.selfStake), parseEther('100'));
+    assert.equal(BigInt(v.delegatedStake), parseEther('400'));
+    assert.equal(v.delegatorCount, 2);
+    const d = await rpc<Delegation>('svc_getDelegation', [bob.address, operator.address]);
+    assert.equal(BigInt(d.balance), parseEther('300'));
+    assert.equal((await rpc<{ stakedAmount: string }>('svc_getStakeInfo', [alice.address])).stakedAmount, '0x' + parseEther('100').toString(16));
+  });
+
+  it('refuses a delegation to an unknown validator and unknown addresses in queries (-32001)', async () => {
+    assert.equal(await revertReason(alice, 'delegate', ['0x00000000000000000000000000000000000000aa'], 1n), 'staking: validator not found');
+    await assert.rejects(rpc('svc_getValidator', ['0x00000000000000000000000000000000000000aa']), { code: -32001 });
+    await assert.rejects(rpc('svc_getStakeInfo', ['0x00000000000000000000000000000000000000aa']), { code: -32001 });
+  });
+});
+
+describe('rewards', () => {
+  it('match a hand computation: 75% of the block reward to validators by stake, 10% commission, then pro rata', async () => {
+    // Active: the genesis validator (1000) and val-two (500): val-two earns 1/3 of 1.5 tokens = 0.5 per
+    // block; 10% commission leaves 0.45 for its 500 tokens of shares: alice (100) earns 0.09 per block.
+    const a0 = BigInt((await rpc<Delegation>('svc_getDelegation', [alice.address, operator.address])).pendingRewards);
+    const b0 = BigInt((await rpc<Delegation>('svc_getDelegation', [bob.address, operator.address])).pendingRewards);
+    const t0 = await client.getBalance({ address: TREASURY });
+    const v0 = await rpc<{ accumulatedCommission: string }>('svc_getValidator', [operator.address]);
+    for (let i = 0; i < 5; i++) await block();
+    const v1 = await rpc<{ accumulatedCommission: string }>('svc_getValidator', [operator.address]);
+    const a1 = BigInt((await rpc<Delegation>('svc_getDelegation', [alice.address, operator.address])).pendingRewards);
+    const b1 = BigInt((await rpc<Delegation>('svc_getDelegation', [bob.address, operator.address])).pendingRewards);
+    assert.equal(a1 - a0, 5n * parseEther('0.09'));
+    assert.equal(b1 - b0, 5n * parseEther('0.27'));
+    // The operator's commission: 10% of val-two's 0.5 per block.
+    assert.equal(BigInt(v1.accumulatedCommission) - BigInt(v0.accumulatedCommission), 5n * parseEther('0.05'));
+    // The treasury takes 10% plus the inference miners' 15% while no compute module pays them.
+    assert.equal((await client.getBalance({ address: TREASURY })) - t0, 5n * parseEther('0.5'));
+  });
+
+  it('are paid by claimRewards, which logs the amount; the operator also collects its commission', async () => {
+    const pending = BigInt((await rpc<Delegation>('svc_getDelegation', [alice.address, operator.address])).pendingRewards);
+    const before = await client.getBalance({ address: alice.address });
+    const receipt = await send(alice, 'claimRewards', [operator.address]);
+    const [log] = parseEventLogs({ abi: ABI, logs: receipt.logs, eventName: 'RewardsClaimed' }) as unknown as { args: { rewards: bigint } }[];
+    // The claim runs before its own block's reward is handed out.
+    assert.equal(log!.args.rewards, pending);
+    assert.equal(await client.getBalance({ address: alice.address }), before + pending - fee(receipt));
+
+    const opBefore = await client.getBalance({ address: operator.address });
+    const opReceipt = await send(operator, 'claimRewards', [operator.address]);
+    const [opLog] = parseEventLogs({ abi: ABI, logs: opReceipt.logs, eventName: 'RewardsClaimed' }) as unknown as {
+      args: { rewards: bigint; commission: bigint };
+    }[];
+    assert.ok(opLog!.args.commission > 0n);
+    assert.equal(await client.getBalance({ address: operator.address }), opBefore + opLog!.args.rewards + opLog!.args.commission - fee(opReceipt));
+  });
+});
+
+describe('undelegation and withdrawal', () => {
+  let completesAt = 0;
+
+  it('starts unbonding with its completion time', async () => {
+    const receipt = await send(bob, 'undelegate', [operator.address, parseEther('100')]);
+    const [log] = parseEventLogs({ abi: ABI, logs: receipt.logs, eventName: 'Undelegated' }) as unknown as {
+      args: { amount: bigint; completesAt: bigint };
+    }[];
+    const mined = await client.getBlock({ blockNumber: receipt.blockNumber });
+    assert.equal(log!.args.amount, parseEther('100'));
+    assert.equal(log!.args.completesAt, mined.timestamp + BigInt(PARAMS.unbondingPeriodSeconds));
+    completesAt = Number(log!.args.completesAt);
+    const info = await rpc<{ stakedAmount: string; unstakingAmount: string; unstakingCompletesAt: string }>('svc_getStakeInfo', [bob.address]);
+    assert.equal(BigInt(info.stakedAmount), parseEther('200'));
+    assert.equal(BigInt(info.unstakingAmount), parseEther('100'));
+    assert.equal(Number(BigInt(info.unstakingCompletesAt)), completesAt);
+  });
+
+  it('cannot withdraw in the block one second before completion', async () => {
+    clockMs = (completesAt - 2) * 1000;
+    const before = await client.getBalance({ address: bob.address });
+    const receipt = await send(bob, 'withdraw', [], 0n, 200_000n);
+    assert.equal(Number((await client.getBlock({ blockNumber: receipt.blockNumber })).timestamp), completesAt - 1);
+    assert.equal(receipt.status, 'reverted');
+    assert.equal(await client.getBalance({ address: bob.address }), before - fee(receipt));
+  });
+
+  it('withdraws in the block at the completion time', async () => {
+    const before = await client.getBalance({ address: bob.address });
+    const receipt = await send(bob, 'withdraw');
+    assert.equal(Number((await client.getBlock({ blockNumber: receipt.blockNumber })).timestamp), completesAt);
+    assert.equal(receipt.status, 'success');
+    const [log] = parseEventLogs({ abi: ABI, logs: receipt.logs, eventName: 'Withdrawn' }) as unknown as { args: { amount: bigint } }[];
+    assert.equal(log!.args.amount, parseEther('100'));
+    assert.equal(await client.getBalance({ address: bob.address }), before + parseEther('100') - fee(receipt));
+  });
+});
+
+describe('commission edits', () => {
+  it('are refused within 24 hours of the last change, beyond the daily change and above the maximum', async () => {
+    assert.equal(await revertReason(operator, 'editCommission', [1_200]), 'staking: commission changed less than 24 hours ago');
+    clockMs += 86_400 * 1000;
+    await block();
+    assert.equal(await revertReason(operator, 'editCommission', [1_600]), 'staking: commission change exceeds max daily change');
+    assert.equal(await revertReason(operator, 'editCommission', [2_100]), 'staking: commission above max');
+  });
+
+  it('apply within the limits and log the change', async () => {
+    const receipt = await send(operator, 'editCommission', [1_500]);
+    const [log] = parseEventLogs({ abi: ABI, logs: receipt.logs, eventName: 'CommissionChanged' }) as unknown as {
+      args: { oldBps: number; newBps: number };
+    }[];
+    assert.deepEqual([log!.args.oldBps, log!.args.newBps], [1_000, 1_500]);
+    assert.equal((await rpc<{ commission: number }>('svc_getValidator', [operator.address])).commission, 15);
+  });
+});
+
+describe('slashing, jail and unjail', () => {
+  it('a failed spot-check slashes 5% pro rata and jails for the jail time', async () => {
+    const aliceBefore = BigInt((await rpc<Delegation>('svc_getDelegation', [alice.address, operator.address])).balance);
+    const stakeBefore = BigInt((await rpc<{ totalStake: string }>('svc_getValidator', [operator.address])).totalStake);
+    const moduleBefore = await client.getBalance({ address: STAKING });
+    node.app.staking.penalizeFailedSpotCheck(operator.address.toLowerCase() as Hex, 'spot-check failure: output mismatch');
+    const { timestamp } = await block();
+    const v = await rpc<{ status: string; totalStake: string; jailedUntil: string }>('svc_getValidator', [operator.address]);
+    assert.equal(v.status, 'jailed');
+    assert.equal(Number(BigInt(v.jailedUntil)), timestamp + PARAMS.spotCheckJailSeconds);
+    assert.equal(BigInt(v.totalStake), stakeBefore - (stakeBefore * 500n) / 10_000n);
+    const aliceAfter = BigInt((await rpc<Delegation>('svc_getDelegation', [alice.address, operator.address])).balance);
+    assert.ok(aliceBefore - aliceAfter >= (aliceBefore * 500n) / 10_000n - 1n && aliceBefore - aliceAfter <= (aliceBefore * 500n) / 10_000n + 1n);
+    // The slashed stake is burned: the module's balance drops by it, less the rewards it received meanwhile.
+    assert.ok((await client.getBalance({ address: STAKING })) < moduleBefore);
+    // Jailed validators earn nothing.
+    const pending = BigInt((await rpc<Delegation>('svc_getDelegation', [alice.address, operator.address])).pendingRewards);
+    await block();
+    assert.equal(BigInt((await rpc<Delegation>('svc_getDelegation', [alice.address, operator.address])).pendingRewards), pending);
+  });
+
+  it('unjail is refused before the jail time and accepted after it; the validator returns at the next epoch', async () => {
+    const reason = await revertReason(operator, 'unjail');
+    assert.match(reason ?? '', /^staking: validator is jailed until \d+$/);
+    clockMs += PARAMS.spotCheckJailSeconds * 1000;
+    await block();
+    const receipt = await send(operator, 'unjail');
+    assert.equal(receipt.status, 'success');
+    assert.equal(parseEventLogs({ abi: ABI, logs: receipt.logs, eventName: 'Unjailed' }).length, 1);
+    await toEpochEnd();
+    await block();
+    assert.equal((await rpc<{ status: string }>('svc_getValidator', [operator.address])).status, 'active');
+  });
+});
+
+describe('supply', () => {
+  it('is conserved: every balance on the chain adds up to genesis + minted - burned', async () => {
+    const addresses: Hex[] = [
+      ...devPrivateKeys(10).map((k) => privateKeyToAccount(k).address),
+      STAKING,
+      TREASURY,
+      chainParams.multicall3Address as Hex,
+      // the faucet account (index 100 of the dev mnemonic)
+      (await import('../src/chain/genesis.js')).faucetAccount().address as Hex,
+    ];
+    let sum = 0n;
+    for (const a of addresses) sum += await client.getBalance({ address: a });
+    const stats = await rpc<{ totalSupply: string; totalStaked: string }>('svc_getNetworkStats');
+    assert.equal(sum, BigInt(stats.totalSupply));
+    assert.equal(await client.getBalance({ address: STAKING }), node.app.staking.state.moduleBalance());
+    assert.deepEqual(node.app.staking.state.checkInvariants(), []);
+  });
+});
