@@ -336,3 +336,68 @@ describe('supply', () => {
     assert.deepEqual(node.app.staking.state.checkInvariants(), []);
   });
 });
+
+describe('chain and node methods', () => {
+  it('svc_getEpoch reports the epoch, its start, length and the slot of the head', async () => {
+    const head = node.services.chain.head().number;
+    const epoch = await rpc<{ number: string; startTime: string; durationMs: string; slot: number; startBlock: string }>('svc_getEpoch');
+    assert.equal(Number(BigInt(epoch.number)), Math.floor(head / PARAMS.epochLengthBlocks));
+    assert.equal(epoch.slot, head % PARAMS.epochLengthBlocks);
+    assert.equal(BigInt(epoch.durationMs), BigInt(PARAMS.epochLengthBlocks * chainParams.maxBlockTimeMs));
+    const start = await client.getBlock({ blockNumber: BigInt(epoch.startBlock) });
+    assert.equal(BigInt(epoch.startTime), start.timestamp);
+  });
+
+  it('svc_getValidatorSet answers past epochs and -32001 for epochs not reached', async () => {
+    const first = await rpc<{ epoch: string; validators: { address: string; votingPower: string }[] }>('svc_getValidatorSet', ['0x0']);
+    assert.deepEqual(first.validators.map((v) => v.address), [genesisValidator.address]);
+    assert.equal(BigInt(first.validators[0]!.votingPower), system.devGenesisValidator.selfStake / PARAMS.powerReduction);
+    await assert.rejects(rpc('svc_getValidatorSet', ['0xffff']), { code: -32001 });
+  });
+
+  it('svc_getNetworkStats, svc_getNodeInfo and svc_getContributionScore describe the chain and this validator', async () => {
+    const stats = await rpc<{ totalValidators: number; activeValidators: number; totalStaked: string; latestBlock: string }>('svc_getNetworkStats');
+    assert.equal(stats.totalValidators, 2);
+    assert.equal(stats.activeValidators, 2);
+    const staked = node.app.staking.state.validators().reduce((s, v) => s + v.tokens, 0n);
+    assert.equal(BigInt(stats.totalStaked), staked);
+    assert.equal(Number(BigInt(stats.latestBlock)), node.services.chain.head().number);
+    const info = await rpc<{ chainId: number; isValidator: boolean; syncing: boolean; currentBlock: number }>('svc_getNodeInfo');
+    assert.equal(info.chainId, 9000);
+    assert.equal(info.isValidator, true);
+    assert.equal(info.syncing, false);
+    const score = await rpc<number>('svc_getContributionScore', [genesisValidator.address]);
+    // Stake alone counts here, and the genesis validator holds the most: a full score.
+    assert.equal(score, 100);
+  });
+
+  it('svc_getPendingTransactions lists what waits in the pool', async () => {
+    const wallet = createWalletClient({ account: alice, chain: svcDevnet(node.rpcUrl), transport: http(node.rpcUrl) });
+    const hash = await wallet.sendTransaction({ to: bob.address, value: 1n, gas: 21_000n });
+    assert.deepEqual(await rpc<string[]>('svc_getPendingTransactions'), [hash]);
+    await block();
+    assert.deepEqual(await rpc<string[]>('svc_getPendingTransactions'), []);
+  });
+});
+
+describe('faucet', () => {
+  const first = '0x00000000000000000000000000000000000f0001' as Hex;
+  const second = '0x00000000000000000000000000000000000f0002' as Hex;
+
+  it('sends the fixed amount once, then refuses the address and the IP during their cooldowns', async () => {
+    const sent = await rpc<{ transactionHash: string; amount: string }>('svc_requestFaucet', [first]);
+    assert.equal(BigInt(sent.amount), 10n * ETHER);
+    await block();
+    assert.equal(await client.getBalance({ address: first }), 10n * ETHER);
+    assert.equal((await client.getTransactionReceipt({ hash: sent.transactionHash as Hash })).status, 'success');
+    await assert.rejects(rpc('svc_requestFaucet', [first]), (err: Error & { code: number }) => err.code === -32005 && /this address/.test(err.message));
+    await assert.rejects(rpc('svc_requestFaucet', [second]), (err: Error & { code: number }) => err.code === -32005 && /this IP/.test(err.message));
+    await assert.rejects(rpc('svc_requestFaucet', ['0x1234']), { code: -32602 });
+  });
+
+  it('is not served on mainnet (-32004)', async () => {
+    const { Faucet } = await import('../src/rpc/svc/faucet.js');
+    const mainnet = new Faucet({ ...node.services, config: { ...node.services.config, network: 'mainnet' } });
+    await assert.rejects(mainnet.fund(Buffer.alloc(20, 1), '10.0.0.1'), { code: -32004 });
+  });
+});
