@@ -401,3 +401,158 @@ describe('faucet', () => {
     await assert.rejects(mainnet.fund(Buffer.alloc(20, 1), '10.0.0.1'), { code: -32004 });
   });
 });
+
+describe('svc_* results follow the spec: every field present with its type', () => {
+  const HEX = /^0x(0|[1-9a-f][0-9a-f]*)$/;
+  const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+  const HASH = /^0x[0-9a-f]{64}$/;
+  type Kind = 'hex' | 'number' | 'string' | 'boolean' | 'address' | 'numberOrNull' | 'object' | 'array';
+  const is: Record<Kind, (v: unknown) => boolean> = {
+    hex: (v) => typeof v === 'string' && HEX.test(v),
+    number: (v) => typeof v === 'number' && Number.isFinite(v),
+    string: (v) => typeof v === 'string',
+    boolean: (v) => typeof v === 'boolean',
+    address: (v) => typeof v === 'string' && ADDRESS.test(v),
+    numberOrNull: (v) => v === null || (typeof v === 'number' && Number.isFinite(v)),
+    object: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+    array: (v) => Array.isArray(v),
+  };
+  function conforms(what: string, value: unknown, schema: Record<string, Kind>): void {
+    assert.ok(is.object(value), `${what}: an object`);
+    for (const [field, kind] of Object.entries(schema)) {
+      assert.ok(field in (value as object), `${what}.${field} is missing`);
+      assert.ok(is[kind]((value as Record<string, unknown>)[field]), `${what}.${field} should be ${kind}, is ${JSON.stringify((value as Record<string, unknown>)[field])}`);
+    }
+  }
+  const summary: Record<string, Kind> = {
+    address: 'address',
+    totalStake: 'hex',
+    contributionScore: 'number',
+    commission: 'number',
+    status: 'string',
+    uptime: 'number',
+    moniker: 'string',
+  };
+
+  it('svc_getValidators and svc_getValidator', async () => {
+    const list = await rpc<unknown[]>('svc_getValidators');
+    assert.equal(list.length, 2);
+    for (const v of list) conforms('validator summary', v, summary);
+    const detail = await rpc<Record<string, unknown>>('svc_getValidator', [operator.address]);
+    conforms('validator detail', detail, {
+      ...summary,
+      operatorAddress: 'address',
+      selfStake: 'hex',
+      delegatedStake: 'hex',
+      delegatorCount: 'number',
+      scoreBreakdown: 'object',
+      blocksProduced: 'hex',
+      blocksMissed: 'hex',
+      totalRewards: 'hex',
+      registeredAt: 'hex',
+      lastActiveAt: 'hex',
+    });
+    conforms('scoreBreakdown', detail.scoreBreakdown, { staking: 'number', compute: 'number', uptime: 'number', accuracy: 'number', network: 'number' });
+    for (const part of Object.values(detail.scoreBreakdown as Record<string, number>)) assert.ok(part >= 0 && part <= 100);
+  });
+
+  it('svc_getValidatorSet, svc_getStakeInfo, svc_getDelegation, svc_getContributionScore', async () => {
+    const set = await rpc<{ validators: unknown[] }>('svc_getValidatorSet');
+    conforms('validator set', set, { epoch: 'hex', startBlock: 'hex', totalVotingPower: 'hex', validators: 'array' });
+    for (const m of set.validators) conforms('validator set member', m, { address: 'address', votingPower: 'hex', tokens: 'hex' });
+    conforms('stake info', await rpc('svc_getStakeInfo', [alice.address]), {
+      stakedAmount: 'hex',
+      unstakingAmount: 'hex',
+      unstakingCompletesAt: 'hex',
+      pendingRewards: 'hex',
+    });
+    const d = await rpc<{ unbonding: unknown[] }>('svc_getDelegation', [alice.address, operator.address]);
+    conforms('delegation', d, { delegatorAddress: 'address', validatorAddress: 'address', shares: 'hex', balance: 'hex', pendingRewards: 'hex', unbonding: 'array' });
+    assert.ok(is.number(await rpc('svc_getContributionScore', [operator.address])));
+  });
+
+  it('svc_getEpoch, svc_getNetworkStats, svc_getNodeInfo, svc_getPendingTransactions', async () => {
+    conforms('epoch', await rpc('svc_getEpoch'), { number: 'hex', startTime: 'hex', durationMs: 'hex', slot: 'number' });
+    conforms('network stats', await rpc('svc_getNetworkStats'), {
+      latestBlock: 'hex',
+      latestTimestamp: 'hex',
+      avgBlockTimeMs: 'number',
+      tps: 'number',
+      activeAddresses: 'number',
+      totalValidators: 'number',
+      activeValidators: 'number',
+      totalStaked: 'hex',
+    });
+    conforms('node info', await rpc('svc_getNodeInfo'), {
+      version: 'string',
+      chainId: 'number',
+      peerCount: 'number',
+      isValidator: 'boolean',
+      syncing: 'boolean',
+      startingBlock: 'numberOrNull',
+      currentBlock: 'numberOrNull',
+      highestBlock: 'numberOrNull',
+    });
+    const pending = await rpc<unknown[]>('svc_getPendingTransactions');
+    assert.ok(Array.isArray(pending) && pending.every((h) => typeof h === 'string' && HASH.test(h)));
+  });
+
+  it('bad params are -32602 and unknown things -32001', async () => {
+    const unknown = '0x00000000000000000000000000000000000000bb';
+    for (const [methodName, params] of [
+      ['svc_getValidator', []],
+      ['svc_getValidator', ['0x12']],
+      ['svc_getValidatorSet', ['latest']],
+      ['svc_getStakeInfo', [42]],
+      ['svc_getDelegation', [alice.address]],
+      ['svc_getContributionScore', [true]],
+      ['svc_requestFaucet', []],
+      ['svc_getEpoch', [1]],
+    ] as [string, unknown[]][]) {
+      await assert.rejects(rpc(methodName, params), { code: -32602 }, `${methodName}(${JSON.stringify(params)})`);
+    }
+    for (const [methodName, params] of [
+      ['svc_getValidator', [unknown]],
+      ['svc_getStakeInfo', [unknown]],
+      ['svc_getDelegation', [unknown, operator.address]],
+      ['svc_getDelegation', [alice.address, unknown]],
+      ['svc_getContributionScore', [unknown]],
+      ['svc_getValidatorSet', ['0x1000']],
+    ] as [string, unknown[]][]) {
+      await assert.rejects(rpc(methodName, params), { code: -32001 }, `${methodName}(${JSON.stringify(params)})`);
+    }
+  });
+});
+
+describe('live values move with the chain', () => {
+  it('svc_getEpoch, svc_getNetworkStats and svc_getNodeInfo follow new blocks and transactions', async () => {
+    type Stats = { latestBlock: string; latestTimestamp: string; avgBlockTimeMs: number; tps: number; activeAddresses: number };
+    const before = await rpc<Stats>('svc_getNetworkStats');
+    const epochBefore = await rpc<{ number: string; slot: number }>('svc_getEpoch');
+    const infoBefore = await rpc<{ currentBlock: number }>('svc_getNodeInfo');
+    // Transfers from three new senders, two seconds apart.
+    const senders = devPrivateKeys(10).slice(5, 8).map((k) => privateKeyToAccount(k));
+    for (const from of senders) {
+      const wallet = createWalletClient({ account: from, chain: svcDevnet(node.rpcUrl), transport: http(node.rpcUrl) });
+      await wallet.sendTransaction({ to: bob.address, value: 1n, gas: 21_000n });
+      await block(2);
+    }
+    const after = await rpc<Stats>('svc_getNetworkStats');
+    const epochAfter = await rpc<{ number: string; slot: number }>('svc_getEpoch');
+    const infoAfter = await rpc<{ currentBlock: number }>('svc_getNodeInfo');
+    assert.equal(BigInt(after.latestBlock), BigInt(before.latestBlock) + 3n);
+    assert.equal(BigInt(after.latestTimestamp), BigInt(before.latestTimestamp) + 6n);
+    assert.equal(infoAfter.currentBlock, infoBefore.currentBlock + 3);
+    assert.notDeepEqual(epochAfter, epochBefore);
+    assert.ok(after.activeAddresses >= 3);
+    // Recomputed from the blocks themselves: the window of the last 100 blocks.
+    const head = await client.getBlock();
+    const oldest = await client.getBlock({ blockNumber: head.number > 100n ? head.number - 100n : 0n });
+    const blocks = Number(head.number - oldest.number);
+    assert.equal(after.avgBlockTimeMs, Math.round((Number(head.timestamp - oldest.timestamp) * 1000) / blocks));
+    let txs = 0;
+    for (let n = oldest.number + 1n; n <= head.number; n++) txs += (await client.getBlock({ blockNumber: n })).transactions.length;
+    assert.equal(after.tps, Number((txs / Number(head.timestamp - oldest.timestamp)).toPrecision(6)));
+    assert.ok(after.tps > 0);
+  });
+});

@@ -18,24 +18,32 @@ export function isEpochLastBlock(height: number, params: Pick<StakingParams, 'ep
   return (height + 1) % params.epochLengthBlocks === 0;
 }
 
+/** How candidates are ranked for the active set; by default their tokens. */
+export type RankOf = (v: ValidatorRecord) => bigint;
+
 /**
  * The active set: among validators that are not jailed, hold at least minSelfStake of their own
- * and have voting power, the maxValidators with the most tokens; ties go to the lower address.
- * `selfStakeOf` gives a validator's self stake; the result is ordered by address.
+ * and have voting power, the maxValidators ranked highest by `rankOf` (the module ranks by stake
+ * times contribution score); ties go to the lower address. `selfStakeOf` gives a validator's self
+ * stake; the result is ordered by address. Voting power stays proportional to stake.
  */
 export function chooseActiveSet(
   validators: Iterable<ValidatorRecord>,
   selfStakeOf: (v: ValidatorRecord) => bigint,
   params: Pick<StakingParams, 'maxValidators' | 'minSelfStake' | 'powerReduction'>,
+  rankOf: RankOf = (v) => v.tokens,
 ): EpochMember[] {
-  const candidates: EpochMember[] = [];
+  const candidates: { member: EpochMember; rank: bigint }[] = [];
   for (const v of validators) {
     const votingPower = v.tokens / params.powerReduction;
     if (v.status === 'jailed' || votingPower === 0n || selfStakeOf(v) < params.minSelfStake) continue;
-    candidates.push({ address: v.operator, tokens: v.tokens, votingPower });
+    candidates.push({ member: { address: v.operator, tokens: v.tokens, votingPower }, rank: rankOf(v) });
   }
-  candidates.sort((a, b) => (a.tokens !== b.tokens ? (a.tokens > b.tokens ? -1 : 1) : compareAddress(a.address, b.address)));
-  return candidates.slice(0, params.maxValidators).sort((a, b) => compareAddress(a.address, b.address));
+  candidates.sort((a, b) => (a.rank !== b.rank ? (a.rank > b.rank ? -1 : 1) : compareAddress(a.member.address, b.member.address)));
+  return candidates
+    .slice(0, params.maxValidators)
+    .map((c) => c.member)
+    .sort((a, b) => compareAddress(a.address, b.address));
 }
 
 /** Order of addresses by hex (the same as by bytes for lowercase addresses). */

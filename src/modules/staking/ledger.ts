@@ -17,7 +17,7 @@
 // - Iteration is always in ascending address (or unbonding id) order.
 import type { StakingParams } from '../../params.js';
 import { commissionEditProblem, commissionRatesProblem } from './commission.js';
-import { chooseActiveSet, compareAddress } from './epoch.js';
+import { chooseActiveSet, compareAddress, type RankOf } from './epoch.js';
 import { findInvariantViolations } from './invariants.js';
 import { countBlock, emptyWindow, isDowntime, uptimeBps } from './liveness.js';
 import { downtimePenalty } from './penalties.js';
@@ -474,7 +474,7 @@ export class StakingLedger {
    * Start epoch `epoch` at `startHeight`: choose the active set (see chooseActiveSet), set each
    * validator's status accordingly and keep the set as that epoch's snapshot.
    */
-  startEpoch(epoch: number, startHeight: number): EpochChange {
+  startEpoch(epoch: number, startHeight: number, rankOf?: RankOf): EpochChange {
     assertBlockNumber('epoch', epoch);
     assertBlockNumber('startHeight', startHeight);
     if (epoch <= this.state.currentEpoch) throw new RangeError(`epoch ${epoch} does not follow epoch ${this.state.currentEpoch}`);
@@ -482,6 +482,7 @@ export class StakingLedger {
       [...this.state.validators.keys()].sort().map((a) => this.state.validators.get(a)!),
       (v) => this.selfStake(v),
       this.params,
+      rankOf,
     );
     const chosen = new Set(members.map((m) => m.address));
     const joined: Address[] = [];
@@ -507,10 +508,10 @@ export class StakingLedger {
   }
 
   /** Close epoch `epoch` with its last block `height`: the next epoch (epoch + 1) starts at height + 1. */
-  endEpoch(epoch: number, height: number): EpochChange {
+  endEpoch(epoch: number, height: number, rankOf?: RankOf): EpochChange {
     assertBlockNumber('epoch', epoch);
     assertBlockNumber('height', height);
-    return this.startEpoch(epoch + 1, height + 1);
+    return this.startEpoch(epoch + 1, height + 1, rankOf);
   }
 
   // ---- queries ------------------------------------------------------------------------------

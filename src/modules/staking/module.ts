@@ -335,7 +335,11 @@ export class StakingModule {
     if (toTreasury > 0n) moves.push({ to: addressBuffer(TREASURY), amount: toTreasury });
     if (burned > 0n) moves.push({ from: addressBuffer(STAKING), amount: burned });
 
-    if (isEpochLastBlock(ctx.height, this.params)) this.ledger.endEpoch(this.ledger.currentEpoch, ctx.height);
+    if (isEpochLastBlock(ctx.height, this.params)) {
+      // The next epoch's set: stake times contribution score decides who is in; power follows stake.
+      const scores = this.scores();
+      this.ledger.endEpoch(this.ledger.currentEpoch, ctx.height, (v) => v.tokens * BigInt(scores.get(v.operator)?.totalBps ?? 0));
+    }
     return { moves, minted, burned, events };
   }
 

@@ -40,7 +40,7 @@ function networkWindow(ctx: RpcContext): NetworkWindow {
   cached = {
     head: key,
     avgBlockTimeMs: blocks === 0 ? 0 : Math.round((seconds * 1000) / blocks),
-    tps: seconds <= 0 ? 0 : Math.round((txs / seconds) * 100) / 100,
+    tps: seconds <= 0 ? 0 : Number((txs / seconds).toPrecision(6)),
     activeAddresses: senders.size,
   };
   return cached;
