@@ -186,6 +186,9 @@ export interface FeeHistoryResult {
   reward: bigint[][];
 }
 
+/** Column families for node-local data written outside blocks: explorer indexes and explorer users. */
+export type ServiceColumnFamily = 'explorer' | 'users';
+
 /** The chain database and execution engine, one per data directory. */
 export interface Chain {
   head(): HeadInfo;
@@ -218,6 +221,12 @@ export interface Chain {
   getAppValue(key: Buffer): Buffer | null;
   /** Every app key/value under `prefix`, in key order, at the head. */
   getAppEntries(prefix: Buffer): { key: Buffer; value: Buffer }[];
+  /** A value of a service column family (node-local data beside the chain), as last written. */
+  serviceGet(cf: ServiceColumnFamily, key: Buffer): Buffer | null;
+  /** Up to `limit` entries under `prefix`, from `from` (inclusive) forward, or backward when `reverse`. */
+  serviceScan(cf: ServiceColumnFamily, prefix: Buffer, from: Buffer | undefined, limit: number, reverse: boolean): { key: Buffer; value: Buffer }[];
+  /** One atomic, synced batch of writes to a service column family (no value deletes). */
+  serviceWrite(cf: ServiceColumnFamily, writes: { key: Buffer; value?: Buffer }[]): void;
   close(): void;
 }
 

@@ -75,6 +75,11 @@ impl Chain {
         self.config
     }
 
+    /// The database, for the node's own services (explorer indexes, users) beside the chain.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// The latest consistent view.
     pub fn view(&self) -> Arc<ReadView> {
         self.store.view()

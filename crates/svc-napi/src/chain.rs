@@ -495,6 +495,34 @@ impl Chain {
         })
     }
 
+    /// A value of a service column family ("explorer" or "users"), as last written.
+    #[napi]
+    pub fn service_get(&self, cf: String, key: Buffer) -> napi::Result<Option<Buffer>> {
+        guarded(|| Ok(self.chain()?.store().service_get(&cf, &key).map_err(js_error)?.map(Buffer::from)))
+    }
+
+    /// Up to `limit` entries under `prefix` of a service column family, from `from` (inclusive) on, or backward.
+    #[napi]
+    pub fn service_scan(&self, cf: String, prefix: Buffer, from: Option<Buffer>, limit: u32, reverse: bool) -> napi::Result<Vec<AppEntry>> {
+        guarded(|| {
+            let entries = self
+                .chain()?
+                .store()
+                .service_scan(&cf, &prefix, from.as_deref(), limit as usize, reverse)
+                .map_err(js_error)?;
+            Ok(entries.into_iter().map(|(k, v)| AppEntry { key: Buffer::from(k), value: Buffer::from(v) }).collect())
+        })
+    }
+
+    /// Writes to a service column family in one atomic batch (no value deletes the key).
+    #[napi]
+    pub fn service_write(&self, cf: String, writes: Vec<AppWrite>) -> napi::Result<()> {
+        guarded(|| {
+            let writes: Vec<(Vec<u8>, Option<Vec<u8>>)> = writes.into_iter().map(|w| (w.key.to_vec(), w.value.map(|v| v.to_vec()))).collect();
+            self.chain()?.store().service_write(&cf, &writes).map_err(js_error)
+        })
+    }
+
     /// Release the database; tasks already running finish on their own handle.
     #[napi]
     pub fn close(&mut self) {

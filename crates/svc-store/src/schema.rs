@@ -25,10 +25,18 @@ pub const CF_META: &str = "meta";
 /// Key/values of the TypeScript application modules, written in the block's batch.
 pub const CF_APP: &str = "app";
 
-pub const ALL_CFS: [&str; 11] = [
+/// The explorer's indexes (address history, token transfers, holders, charts), derived from blocks.
+pub const CF_EXPLORER: &str = "explorer";
+/// Explorer users: accounts, refresh token families, API keys (as hashes), watchlists.
+pub const CF_USERS: &str = "users";
+
+pub const ALL_CFS: [&str; 13] = [
     CF_ACCOUNTS, CF_STORAGE, CF_CODE, CF_TRIE, CF_HEADERS, CF_BODIES, CF_RECEIPTS,
-    CF_HASH_TO_NUMBER, CF_TX_INDEX, CF_META, CF_APP,
+    CF_HASH_TO_NUMBER, CF_TX_INDEX, CF_META, CF_APP, CF_EXPLORER, CF_USERS,
 ];
+
+/// Column families written outside block commits, by the node's own services (not consensus state).
+pub const SERVICE_CFS: [&str; 2] = [CF_EXPLORER, CF_USERS];
 
 pub const META_HEAD: &[u8] = b"head";
 pub const META_GENESIS: &[u8] = b"genesis";

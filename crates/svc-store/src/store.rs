@@ -87,6 +87,69 @@ impl Store {
         Ok(Self { db, view: RwLock::new(view), commit_lock: Mutex::new(()) })
     }
 
+    fn service_cf(&self, name: &str) -> StoreResult<&ColumnFamily> {
+        if !SERVICE_CFS.contains(&name) {
+            return Err(StoreError::Invalid(format!("{name} is not a service column family ({})", SERVICE_CFS.join(", "))));
+        }
+        Ok(cf(&self.db, name))
+    }
+
+    /// A value of a service column family (explorer indexes, users), as last written.
+    pub fn service_get(&self, cf_name: &str, key: &[u8]) -> StoreResult<Option<Vec<u8>>> {
+        Ok(self.db.get_cf(self.service_cf(cf_name)?, key)?)
+    }
+
+    /// Up to `limit` entries of a service column family whose keys start with `prefix`, from
+    /// `from` (inclusive) forward, or from `from` backward when `reverse`; `from` None starts at
+    /// the prefix's first (or, reversed, last) key.
+    pub fn service_scan(&self, cf_name: &str, prefix: &[u8], from: Option<&[u8]>, limit: usize, reverse: bool) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let handle = self.service_cf(cf_name)?;
+        let mut opts = rocksdb::ReadOptions::default();
+        opts.set_total_order_seek(true);
+        let upper = prefix_successor(prefix);
+        let mode = match (from, reverse) {
+            (Some(k), false) => IteratorMode::From(k, rocksdb::Direction::Forward),
+            (Some(k), true) => IteratorMode::From(k, rocksdb::Direction::Reverse),
+            (None, false) => IteratorMode::From(prefix, rocksdb::Direction::Forward),
+            (None, true) => match &upper {
+                Some(u) => IteratorMode::From(u, rocksdb::Direction::Reverse),
+                None => IteratorMode::End,
+            },
+        };
+        let mut out = Vec::new();
+        for item in self.db.iterator_cf_opt(handle, opts, mode) {
+            let (key, value) = item?;
+            if !key.starts_with(prefix) {
+                // Reversing from the prefix's successor lands on it first when it exists: skip it.
+                if reverse && upper.as_deref().is_some_and(|u| key.as_ref() >= u) {
+                    continue;
+                }
+                break;
+            }
+            out.push((key.to_vec(), value.to_vec()));
+            if out.len() >= limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes (None deletes) to a service column family in one atomic, synced batch.
+    pub fn service_write(&self, cf_name: &str, writes: &[(Vec<u8>, Option<Vec<u8>>)]) -> StoreResult<()> {
+        let handle = self.service_cf(cf_name)?;
+        let mut batch = WriteBatch::default();
+        for (key, value) in writes {
+            match value {
+                Some(v) => batch.put_cf(handle, key, v),
+                None => batch.delete_cf(handle, key),
+            }
+        }
+        let mut opts = rocksdb::WriteOptions::default();
+        opts.set_sync(true);
+        self.db.write_opt(batch, &opts)?;
+        Ok(())
+    }
+
     /// The latest committed view (head and a snapshot taken right after its commit).
     pub fn view(&self) -> Arc<ReadView> {
         self.view.read().clone()
@@ -351,4 +414,16 @@ impl NodeSource for ReadView {
     fn node(&self, hash: &B256) -> Result<Option<Vec<u8>>, TrieError> {
         self.snapshot.get_cf(cf(&self.db, CF_TRIE), hash).map_err(|e| TrieError::Storage(e.to_string()))
     }
+}
+
+/// The smallest key greater than every key starting with `prefix` (None when there is none).
+fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut upper = prefix.to_vec();
+    while let Some(last) = upper.pop() {
+        if last < 0xff {
+            upper.push(last + 1);
+            return Some(upper);
+        }
+    }
+    None
 }

@@ -174,3 +174,26 @@ fn log_queries_stop_at_block_boundaries_past_the_limit() {
     let two = find_logs(&view, &LogFilter { from_block: 1, to_block: 3, topics: vec![None, None], limit: 100, ..Default::default() }).unwrap();
     assert!(two.logs.is_empty());
 }
+
+#[test]
+fn service_column_families_scan_by_prefix_both_ways_and_write_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let put = |k: &[u8]| (k.to_vec(), Some(k.to_vec()));
+    store
+        .service_write("explorer", &[put(b"a/1"), put(b"a/2"), put(b"a/3"), put(b"a0"), put(b"b/1"), put(b"a/\xff")])
+        .unwrap();
+    let keys = |v: Vec<(Vec<u8>, Vec<u8>)>| v.into_iter().map(|(k, _)| k).collect::<Vec<_>>();
+    assert_eq!(keys(store.service_scan("explorer", b"a/", None, 10, false).unwrap()), vec![b"a/1".to_vec(), b"a/2".to_vec(), b"a/3".to_vec(), b"a/\xff".to_vec()]);
+    assert_eq!(keys(store.service_scan("explorer", b"a/", None, 2, true).unwrap()), vec![b"a/\xff".to_vec(), b"a/3".to_vec()]);
+    assert_eq!(keys(store.service_scan("explorer", b"a/", Some(b"a/2"), 10, true).unwrap()), vec![b"a/2".to_vec(), b"a/1".to_vec()]);
+    assert_eq!(keys(store.service_scan("explorer", b"a/", Some(b"a/2"), 10, false).unwrap()), vec![b"a/2".to_vec(), b"a/3".to_vec(), b"a/\xff".to_vec()]);
+    // Deletes, and the column families are apart from each other and from the chain's.
+    store.service_write("explorer", &[(b"a/2".to_vec(), None)]).unwrap();
+    assert_eq!(store.service_get("explorer", b"a/2").unwrap(), None);
+    assert_eq!(store.service_get("users", b"a/1").unwrap(), None);
+    assert!(store.service_write("accounts", &[put(b"x")]).is_err(), "chain column families are not writable here");
+    drop(store);
+    let reopened = Store::open(dir.path()).unwrap();
+    assert_eq!(reopened.service_get("explorer", b"a/1").unwrap(), Some(b"a/1".to_vec()));
+}

@@ -1,0 +1,81 @@
+// How an explorer route is declared: method, path, category, parameters, body and response as
+// JSON Schema. Definitions live in routes/<category>.ts, implementations in handlers/<category>.ts;
+// the server and the OpenAPI document are both built from the definitions.
+import type { Context } from 'koa';
+import type { ExplorerServices } from './services.js';
+
+export const CATEGORIES = [
+  'Blocks',
+  'Transactions',
+  'Addresses',
+  'Contracts',
+  'Tokens',
+  'Analytics',
+  'Network',
+  'Stats',
+  'Gas Oracle',
+  'Leaderboard',
+  'Batch',
+  'Authentication',
+  'Watchlist',
+  'API Keys',
+  'Health',
+  'Search',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** A JSON Schema (2020-12, as OpenAPI 3.1 uses it); the server checks the subset in validate.ts. */
+export type Schema = Record<string, unknown>;
+
+export interface ParamDef {
+  name: string;
+  in: 'path' | 'query';
+  required?: boolean;
+  description: string;
+  schema: Schema;
+}
+
+export interface RouteDef {
+  /** Unique id, also the OpenAPI operationId and the key of its handler. */
+  id: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** OpenAPI-style path under /api/v1, e.g. /blocks/{id}. */
+  path: string;
+  category: Category;
+  summary: string;
+  /** public: anyone (API keys raise the rate limit); user: a JWT access token is required. */
+  auth: 'public' | 'user';
+  params?: ParamDef[];
+  /** JSON request body, when the route takes one. */
+  body?: Schema;
+  /** Schema of `data` in the success envelope. */
+  response: Schema;
+  /** Status of a success (default 200). */
+  status?: number;
+}
+
+/** The signed-in user of a request with a valid access token. */
+export interface AuthenticatedUser {
+  id: string;
+  email: string;
+}
+
+/** What a handler gets: parsed, validated input. */
+export interface HandlerInput {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+  user: AuthenticatedUser | undefined;
+  ip: string;
+  /** The koa context, for what only HTTP has (cookies). */
+  http: Context;
+}
+
+/** A route's implementation: returns `data` of the success envelope. */
+export type Handler = (input: HandlerInput, services: ExplorerServices) => unknown;
+
+/** One category's routes: definitions and their implementations. */
+export interface RouteModule {
+  definitions: RouteDef[];
+  handlers: Record<string, Handler>;
+}

@@ -1,0 +1,76 @@
+// The explorer's response envelope ({ok: true, data} or {ok: false, error}) and its errors, each
+// with its HTTP status. Large integers go out as decimal strings.
+
+/** An error a route reports to the client: HTTP status and a human-readable message. */
+export class ExplorerError extends Error {
+  override name = 'ExplorerError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export class BadRequestError extends ExplorerError {
+  override name = 'BadRequestError';
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+export class UnauthorizedError extends ExplorerError {
+  override name = 'UnauthorizedError';
+  constructor(message = 'authentication required') {
+    super(401, message, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+export class ForbiddenError extends ExplorerError {
+  override name = 'ForbiddenError';
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
+export class NotFoundError extends ExplorerError {
+  override name = 'NotFoundError';
+  constructor(message: string) {
+    super(404, message);
+  }
+}
+
+export class ConflictError extends ExplorerError {
+  override name = 'ConflictError';
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
+export class PayloadTooLargeError extends ExplorerError {
+  override name = 'PayloadTooLargeError';
+  constructor(limit: number) {
+    super(413, `request body too large (max ${limit} bytes)`);
+  }
+}
+
+export class TooManyRequestsError extends ExplorerError {
+  override name = 'TooManyRequestsError';
+  constructor(message: string, headers: Record<string, string>) {
+    super(429, message, headers);
+  }
+}
+
+/** JSON with bigints as decimal strings (the explorer's rule for large integers). */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
+export function success(data: unknown): string {
+  return toJson({ ok: true, data });
+}
+
+export function failure(message: string): string {
+  return toJson({ ok: false, error: message });
+}

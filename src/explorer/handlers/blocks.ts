@@ -1,0 +1,72 @@
+// Blocks: read from the chain; block transactions from the index.
+import type { Handler } from '../definition.js';
+import { transfersOf, type RpcLog } from '../indexer/indexer.js';
+import { addressKey, type Hex } from '../indexer/records.js';
+import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
+import { be, readBe } from '../store.js';
+import { blockDetailView, blockView, findBlock, lowerHex, num, transferView, txSummaryView } from '../views.js';
+
+const limitOf = (q: Record<string, unknown>) => (q.limit as number | undefined) ?? PAGE.defaultLimit;
+
+export const blockHandlers: Record<string, Handler> = {
+  listBlocks: ({ query }, { node }) => {
+    const { chain } = node;
+    const head = chain.head().number;
+    return keysetPage(
+      decodeCursor(query.cursor as string | undefined),
+      limitOf(query),
+      (from, limit, older) => {
+        const start = from === undefined ? head : readBe(from) + (older ? -1 : 1);
+        const out: { key: Buffer; block: Record<string, unknown> }[] = [];
+        for (let n = start; n >= 0 && n <= head && out.length < limit; n += older ? -1 : 1) {
+          const block = chain.getBlock({ number: n }, false);
+          if (block) out.push({ key: be(n, 8), block });
+        }
+        return out;
+      },
+      (e) => blockView(e.block),
+    );
+  },
+
+  getBlock: ({ params }, { node, indexes }) => {
+    const block = findBlock(node.chain, params.id as string, false);
+    const number = num(block.number);
+    const txs = indexes.txs.scan(be(number, 8), undefined, 100, false).map((e) => txSummaryView(e.value));
+    return { ...blockDetailView(block), transactions: txs };
+  },
+
+  getBlockTransactions: ({ params, query }, { node, indexes }) => {
+    const number = num(findBlock(node.chain, params.id as string, false).number);
+    const sub = be(number, 8);
+    return keysetPage(
+      decodeCursor(query.cursor as string | undefined),
+      limitOf(query),
+      // In block order: "next" goes on through the block.
+      (from, limit, forward) => indexes.txs.scan(sub, from, limit, !forward),
+      (e) => txSummaryView(e.value),
+    );
+  },
+
+  getBlockTokenTransfers: ({ params }, { node, indexes }) => {
+    const block = findBlock(node.chain, params.id as string, false);
+    const number = num(block.number);
+    const receipts = (node.chain.getBlockReceipts({ number }) ?? []) as { status: string; transactionHash: Hex; logs: RpcLog[] }[];
+    const out = [];
+    for (const r of receipts) {
+      if (r.status !== '0x1') continue;
+      for (const log of r.logs) {
+        for (const t of transfersOf(log)) {
+          const token = lowerHex(log.address);
+          out.push(
+            transferView(
+              { token, ...t, txHash: r.transactionHash, blockNumber: number, logIndex: num(log.logIndex), timestamp: num(block.timestamp) },
+              indexes.tokens.get(addressKey(token)),
+            ),
+          );
+        }
+      }
+    }
+    return out;
+  },
+};
+

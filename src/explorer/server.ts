@@ -1,0 +1,169 @@
+// The explorer's HTTP server: koa with its router, every route built from its definition (params
+// and body checked against their schemas), the response envelope, body limits, and the OpenAPI
+// document at /api/v1/openapi.json.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa, { type Context } from 'koa';
+import Router from '@koa/router';
+import type { Logger } from 'pino';
+import type { RouteDef, RouteModule } from './definition.js';
+import { ExplorerError, failure, PayloadTooLargeError, success, toJson, BadRequestError } from './envelope.js';
+import { openApiDocument } from './openapi.js';
+import type { ExplorerServices } from './services.js';
+import { checkBody, parseParam } from './validate.js';
+
+export const API_PREFIX = '/api/v1';
+/** Largest JSON body accepted (Solidity standard JSON inputs for verification fit well within it). */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export interface ExplorerServer {
+  port: number;
+  /** The node:http server (socket.io attaches to it). */
+  http: http.Server;
+  close(): Promise<void>;
+}
+
+/** Reads a JSON body up to MAX_BODY_BYTES; larger bodies are 413. */
+async function readJson(ctx: Context): Promise<unknown> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    chunks.push(chunk);
+  }
+  if (size === 0) return undefined;
+  const type = ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new BadRequestError('body is not valid JSON');
+  }
+}
+
+/** koa's path syntax for an OpenAPI path: /blocks/{id} -> /blocks/:id */
+function koaPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** The raw path and query values of a request. */
+export interface RawInput {
+  path: Record<string, string | undefined>;
+  query: Record<string, string | string[] | undefined>;
+}
+
+/** Runs one route: access, params, body, handler; returns the `data` of its envelope. */
+export async function runRoute(
+  def: RouteDef,
+  module: RouteModule,
+  ctx: Context,
+  services: ExplorerServices,
+  raw: RawInput = { path: ctx.params as Record<string, string | undefined>, query: ctx.query },
+  body?: unknown,
+): Promise<unknown> {
+  const user = await services.access.admit(ctx, def);
+  const params: Record<string, unknown> = {};
+  const query: Record<string, unknown> = {};
+  for (const p of def.params ?? []) {
+    const value = p.in === 'path' ? raw.path[p.name] : raw.query[p.name];
+    if (Array.isArray(value)) throw new BadRequestError(`${p.in} parameter "${p.name}" is given more than once`);
+    (p.in === 'path' ? params : query)[p.name] = parseParam(p, value);
+  }
+  let input: unknown = body;
+  if (def.body) {
+    if (input === undefined) input = await readJson(ctx);
+    checkBody(def.body, input ?? {});
+    input ??= {};
+  }
+  const handler = module.handlers[def.id];
+  if (!handler) throw new Error(`route ${def.id} has no handler`);
+  return handler({ params, query, body: input, user, ip: ctx.ip, http: ctx }, services);
+}
+
+/** Starts the explorer on `port` (0: any free port) of `host`. */
+export async function startExplorerServer(
+  services: ExplorerServices,
+  modules: RouteModule[],
+  options: {
+    host: string;
+    port: number;
+    log: Logger;
+    /** Routes outside /api/v1 (the Etherscan-compatible /api), added to a router at the root. */
+    rootRoutes?: (root: Router) => void;
+  },
+): Promise<ExplorerServer> {
+  const { log } = options;
+  const app = new Koa({ proxy: false });
+  const router = new Router({ prefix: API_PREFIX });
+  const definitions: RouteDef[] = [];
+  for (const module of modules) {
+    for (const def of module.definitions) {
+      definitions.push(def);
+      router.register(koaPath(def.path), [def.method], async (ctx: Context) => {
+        const data = await runRoute(def, module, ctx, services);
+        ctx.status = def.status ?? 200;
+        ctx.type = 'application/json';
+        ctx.body = success(data);
+      });
+    }
+  }
+  const openapi = toJson(openApiDocument(definitions));
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openapi;
+  });
+  const root = new Router();
+  options.rootRoutes?.(root);
+
+  app.use(async (ctx, next) => {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.type = 'application/json';
+        ctx.body = failure(`not found: ${ctx.method} ${ctx.path}`);
+      }
+    } catch (err) {
+      if (err instanceof ExplorerError) {
+        ctx.status = err.status;
+        for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+        ctx.type = 'application/json';
+        ctx.body = failure(err.message);
+        return;
+      }
+      log.error({ err, path: ctx.path }, 'explorer request failed');
+      ctx.status = 500;
+      ctx.type = 'application/json';
+      ctx.body = failure('internal error');
+    }
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: false }));
+  app.use(root.routes());
+  app.use(root.allowedMethods({ throw: false }));
+
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  log.info({ host: options.host, port }, 'explorer listening');
+  return {
+    port,
+    http: server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

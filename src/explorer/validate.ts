@@ -1,0 +1,122 @@
+// The JSON Schema subset the explorer checks requests against: type (string, integer, number,
+// boolean, object, array), enum, pattern, minLength/maxLength, minimum/maximum, required,
+// properties, additionalProperties: false, items, maxItems. Path and query values arrive as strings
+// and are converted to the declared type first.
+import type { ParamDef, Schema } from './definition.js';
+import { BadRequestError } from './envelope.js';
+
+function describe(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+}
+
+/** The first problem of `value` against `schema`, or null. `where` names the value in the message. */
+export function problem(schema: Schema, value: unknown, where: string): string | null {
+  const type = schema.type as string | undefined;
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return `${where} must be one of ${schema.enum.join(', ')}`;
+  switch (type) {
+    case 'string': {
+      if (typeof value !== 'string') return `${where} must be a string, got ${describe(value)}`;
+      if (typeof schema.minLength === 'number' && value.length < schema.minLength) return `${where} must be at least ${schema.minLength} characters`;
+      if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) return `${where} must be at most ${schema.maxLength} characters`;
+      if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value)) {
+        return `${where} is malformed${typeof schema.description === 'string' ? ` (${schema.description})` : ''}`;
+      }
+      return null;
+    }
+    case 'integer':
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return `${where} must be a number, got ${describe(value)}`;
+      if (type === 'integer' && !Number.isSafeInteger(value)) return `${where} must be an integer`;
+      if (typeof schema.minimum === 'number' && value < schema.minimum) return `${where} must be at least ${schema.minimum}`;
+      if (typeof schema.maximum === 'number' && value > schema.maximum) return `${where} must be at most ${schema.maximum}`;
+      return null;
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? null : `${where} must be a boolean, got ${describe(value)}`;
+    case 'array': {
+      if (!Array.isArray(value)) return `${where} must be an array, got ${describe(value)}`;
+      if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return `${where} must have at most ${schema.maxItems} items`;
+      if (typeof schema.minItems === 'number' && value.length < schema.minItems) return `${where} must have at least ${schema.minItems} items`;
+      if (schema.items) {
+        for (let i = 0; i < value.length; i++) {
+          const p = problem(schema.items as Schema, value[i], `${where}[${i}]`);
+          if (p) return p;
+        }
+      }
+      return null;
+    }
+    case 'object': {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${where} must be an object, got ${describe(value)}`;
+      const o = value as Record<string, unknown>;
+      const props = (schema.properties ?? {}) as Record<string, Schema>;
+      for (const key of (schema.required ?? []) as string[]) if (o[key] === undefined) return `${where}.${key} is required`;
+      if (schema.additionalProperties === false) {
+        for (const key of Object.keys(o)) if (!(key in props)) return `${where}.${key} is not allowed`;
+      }
+      for (const [key, sub] of Object.entries(props)) {
+        if (o[key] === undefined) continue;
+        const p = problem(sub, o[key], `${where}.${key}`);
+        if (p) return p;
+      }
+      return null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** Converts a path or query string to its declared type and checks it; absent optional params stay undefined. */
+export function parseParam(def: ParamDef, raw: string | undefined): unknown {
+  if (raw === undefined || raw === '') {
+    if (def.required) throw new BadRequestError(`${def.in} parameter "${def.name}" is required`);
+    return def.schema.default;
+  }
+  let value: unknown = raw;
+  const type = def.schema.type;
+  if (type === 'integer' || type === 'number') {
+    value = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
+    if (Number.isNaN(value)) throw new BadRequestError(`${def.in} parameter "${def.name}" must be a number`);
+  } else if (type === 'boolean') {
+    if (raw !== 'true' && raw !== 'false') throw new BadRequestError(`${def.in} parameter "${def.name}" must be true or false`);
+    value = raw === 'true';
+  }
+  const p = problem(def.schema, value, `${def.in} parameter "${def.name}"`);
+  if (p) throw new BadRequestError(p);
+  return value;
+}
+
+/** Checks a JSON body against its schema. */
+export function checkBody(schema: Schema, body: unknown): void {
+  const p = problem(schema, body, 'body');
+  if (p) throw new BadRequestError(p);
+}
+
+/** Reusable schemas. */
+export const schemas = {
+  address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed 20-byte address' },
+  hash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: '0x-prefixed 32-byte hash' },
+  /** Integers that may exceed 2^53 travel as decimal strings. */
+  bigint: { type: 'string', pattern: '^[0-9]+$', description: 'decimal integer' },
+  hex: { type: 'string', pattern: '^0x[0-9a-fA-F]*$' },
+  cursor: { type: 'string', maxLength: 512, description: 'opaque cursor from a previous page' },
+  limit: { type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'page size (at most 100)' },
+} as const satisfies Record<string, Schema>;
+
+/** A page of items with keyset cursors: `next` (older) and `prev` (newer), null at the ends. */
+export function pageSchema(item: Schema): Schema {
+  return {
+    type: 'object',
+    required: ['items', 'next', 'prev'],
+    properties: {
+      items: { type: 'array', items: item },
+      next: { type: ['string', 'null'] },
+      prev: { type: ['string', 'null'] },
+    },
+  };
+}
+
+/** The query parameters of every paginated list. */
+export const pageParams: ParamDef[] = [
+  { name: 'cursor', in: 'query', description: 'cursor from `next` or `prev` of a previous page', schema: schemas.cursor },
+  { name: 'limit', in: 'query', description: 'page size, 1..100 (default 25)', schema: schemas.limit },
+];

@@ -1,0 +1,167 @@
+// How the explorer shows chain objects: blocks, transactions, logs and token transfers, with large
+// integers as decimal strings and hashes and addresses as 0x hex (checksummed addresses).
+import { checksumAddress } from '../chain/address.js';
+import type { Chain } from '../native/index.js';
+import type { Schema } from './definition.js';
+import { BadRequestError, NotFoundError } from './envelope.js';
+import type { Hex, TokenRecord, TransferRecord, TxSummary } from './indexer/records.js';
+
+type Rpc = Record<string, unknown>;
+
+export const big = (hex: unknown): string => BigInt((hex as string | undefined) ?? '0x0').toString();
+export const num = (hex: unknown): number => Number(BigInt((hex as string | undefined) ?? '0x0'));
+export const addr = (a: string | null | undefined): string | null => (a ? checksumAddress(Buffer.from(a.slice(2), 'hex')) : null);
+
+export const blockSchema: Schema = {
+  type: 'object',
+  properties: {
+    number: { type: 'integer' },
+    hash: { type: 'string' },
+    timestamp: { type: 'integer' },
+    miner: { type: 'string' },
+    transactionCount: { type: 'integer' },
+    gasUsed: { type: 'string' },
+    gasLimit: { type: 'string' },
+    baseFeePerGas: { type: 'string' },
+    burntFees: { type: 'string' },
+    size: { type: 'integer' },
+  },
+};
+
+/** A block as lists show it. */
+export function blockView(b: Rpc): Record<string, unknown> {
+  const gasUsed = BigInt(b.gasUsed as string);
+  const baseFee = BigInt(b.baseFeePerGas as string);
+  return {
+    number: num(b.number),
+    hash: b.hash,
+    timestamp: num(b.timestamp),
+    miner: addr(b.miner as string),
+    transactionCount: (b.transactions as unknown[]).length,
+    gasUsed: gasUsed.toString(),
+    gasLimit: big(b.gasLimit),
+    baseFeePerGas: baseFee.toString(),
+    burntFees: (gasUsed * baseFee).toString(),
+    size: num(b.size),
+  };
+}
+
+/** A block in full: the list fields and the header's roots. */
+export function blockDetailView(b: Rpc): Record<string, unknown> {
+  return {
+    ...blockView(b),
+    parentHash: b.parentHash,
+    stateRoot: b.stateRoot,
+    transactionsRoot: b.transactionsRoot,
+    receiptsRoot: b.receiptsRoot,
+    extraData: b.extraData,
+    mixHash: b.mixHash,
+  };
+}
+
+export const txSchema: Schema = {
+  type: 'object',
+  properties: {
+    hash: { type: 'string' },
+    blockNumber: { type: ['integer', 'null'] },
+    status: { type: 'string', enum: ['success', 'failed', 'pending'] },
+    from: { type: 'string' },
+    to: { type: ['string', 'null'] },
+    value: { type: 'string' },
+    fee: { type: ['string', 'null'] },
+  },
+};
+
+/** A mined transaction from the index. */
+export function txSummaryView(t: TxSummary): Record<string, unknown> {
+  return {
+    hash: t.hash,
+    blockNumber: t.blockNumber,
+    index: t.index,
+    timestamp: t.timestamp,
+    status: t.status === 1 ? 'success' : 'failed',
+    from: addr(t.from),
+    to: addr(t.to),
+    createdContract: addr(t.created),
+    value: t.value.toString(),
+    gasUsed: t.gasUsed.toString(),
+    gasPrice: t.gasPrice.toString(),
+    fee: (t.gasUsed * t.gasPrice).toString(),
+    method: t.method,
+  };
+}
+
+export const transferSchema: Schema = {
+  type: 'object',
+  properties: {
+    token: { type: 'string' },
+    type: { type: 'string', enum: ['ERC-20', 'ERC-721', 'ERC-1155'] },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    value: { type: 'string' },
+    tokenId: { type: ['string', 'null'] },
+    transactionHash: { type: 'string' },
+    blockNumber: { type: 'integer' },
+    logIndex: { type: 'integer' },
+  },
+};
+
+export function transferView(t: TransferRecord, token?: TokenRecord): Record<string, unknown> {
+  return {
+    token: addr(t.token),
+    tokenName: token?.name ?? null,
+    tokenSymbol: token?.symbol ?? null,
+    decimals: token?.decimals ?? null,
+    type: t.type,
+    from: addr(t.from),
+    to: addr(t.to),
+    value: t.value.toString(),
+    tokenId: t.tokenId === null ? null : t.tokenId.toString(),
+    transactionHash: t.txHash,
+    blockNumber: t.blockNumber,
+    logIndex: t.logIndex,
+    timestamp: t.timestamp,
+  };
+}
+
+export const tokenSchema: Schema = {
+  type: 'object',
+  properties: {
+    address: { type: 'string' },
+    type: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    symbol: { type: ['string', 'null'] },
+    decimals: { type: ['integer', 'null'] },
+    holders: { type: 'integer' },
+    transfers: { type: 'integer' },
+  },
+};
+
+export function tokenView(t: TokenRecord): Record<string, unknown> {
+  return { address: addr(t.address), type: t.type, name: t.name, symbol: t.symbol, decimals: t.decimals, holders: t.holders, transfers: t.transfers, firstBlock: t.firstBlock };
+}
+
+export function logView(l: Rpc): Record<string, unknown> {
+  return {
+    address: addr(l.address as string),
+    topics: l.topics,
+    data: l.data,
+    blockNumber: num(l.blockNumber),
+    transactionHash: l.transactionHash,
+    transactionIndex: num(l.transactionIndex),
+    logIndex: num(l.logIndex),
+  };
+}
+
+/** A block by number, hash or "latest"; 404 when the chain does not have it. */
+export function findBlock(chain: Chain, id: string, full: boolean): Rpc {
+  let block: Rpc | null = null;
+  if (id === 'latest') block = chain.getBlock({ number: chain.head().number }, full);
+  else if (/^0x[0-9a-fA-F]{64}$/.test(id)) block = chain.getBlock({ hash: Buffer.from(id.slice(2), 'hex') }, full);
+  else if (/^\d{1,15}$/.test(id)) block = chain.getBlock({ number: Number(id) }, full);
+  else throw new BadRequestError(`block id "${id}" is not a number, a 0x hash or "latest"`);
+  if (!block) throw new NotFoundError(`block ${id} not found`);
+  return block;
+}
+
+export const lowerHex = (a: string): Hex => a.toLowerCase() as Hex;
