@@ -15,6 +15,7 @@ import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
 import { createMetrics } from './metrics.js';
 import { rpc as rpcParams, staking as stakingParams, type StakingParams } from './params.js';
 import { startRpcServer } from './rpc/server.js';
+import { startExplorer, type RunningExplorer } from './explorer/index.js';
 
 export interface RunningNode {
   config: NodeConfig;
@@ -28,6 +29,9 @@ export interface RunningNode {
   /** Port the JSON-RPC server listens on (the actual one when 0 was asked for). */
   rpcPort: number;
   rpcUrl: string;
+  /** The explorer (indexer and REST API) and its base URL (the API is under /api/v1). */
+  explorer: RunningExplorer;
+  explorerUrl: string;
   /** Close RPC, stop block production (waiting for the block in flight), close the database. Idempotent. */
   stop(): Promise<void>;
 }
@@ -70,6 +74,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       startingBlock: head.number,
     };
     const server = await startRpcServer(services);
+    const explorer = await startExplorer(services, { host: config.rpcHost, port: config.explorerPort, log });
     const driver = new SoloDriver({
       app,
       events,
@@ -96,10 +101,13 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       coinbase,
       rpcPort: server.port,
       rpcUrl: httpUrl(config.rpcHost, server.port),
+      explorer,
+      explorerUrl: httpUrl(config.rpcHost, explorer.server.port),
       stop() {
         stopping ??= (async () => {
           try {
             await server.close();
+            await explorer.close();
             await driver.stop();
           } finally {
             chain.close();

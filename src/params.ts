@@ -251,3 +251,78 @@ export const faucet = {
   tip: 10n ** 9n,
 } as const;
 
+
+/** The explorer's accounts, tokens, API keys, watchlists and rate limits (spec: Authentication, Explorer rate limits). */
+export const explorer = {
+  /** Access-token lifetime: short, so a leaked JWT is useful for minutes only (15 min). */
+  accessTokenSeconds: 15 * 60,
+  /** Refresh-token lifetime: a week without a refresh signs the user out. */
+  refreshTokenSeconds: 7 * 24 * 3600,
+  /** Longest a sign-in (refresh-token family) lives however often it is refreshed. */
+  refreshFamilySeconds: 30 * 24 * 3600,
+  /** Shortest JWT secret accepted: an HS256 key must be at least the hash size (RFC 7518 3.2). */
+  minJwtSecretBytes: 32,
+  /** Bytes of a generated JWT secret (HMAC-SHA256's block size). */
+  jwtSecretBytes: 64,
+  /** Passwords: at least 8 characters (NIST SP 800-63B); the cap bounds hashing work per request. */
+  passwordMinLength: 8,
+  passwordMaxLength: 128,
+  /** Longest email address (RFC 5321 path limit). */
+  emailMaxLength: 254,
+  /** argon2id cost: OWASP's minimum recommendation (19 MiB, 2 passes, 1 lane). */
+  argon2: { memoryCost: 19_456, timeCost: 2, parallelism: 1 },
+  /** API keys one account may hold: enough for separate apps, few enough to bound per-user quota. */
+  apiKeysPerAccount: 5,
+  /** Random base62 characters after the `svc_` prefix: 40 chars give about 238 bits. */
+  apiKeyRandomChars: 40,
+  /** Characters of a key shown in lists so users can tell keys apart (`svc_` and 4 more). */
+  apiKeyShownChars: 8,
+  /** Longest name of an API key or watchlist entry. */
+  labelMaxLength: 64,
+  /** Addresses one watchlist may hold. */
+  watchlistPerAccount: 100,
+  /** How often in-memory daily usage counts are written to the users column family. */
+  usageFlushIntervalMs: 5_000,
+  /** Callers without an API key: 100 requests per minute per IP (spec). */
+  anonymous: { limit: 100, windowMs: 60_000 },
+  /** /auth/* endpoints: 10 requests per minute per IP (spec), against password guessing. */
+  authPerIp: { limit: 10, windowMs: 60_000 },
+  /** API key tiers (spec): requests per second and per UTC day (null: unlimited). */
+  tiers: {
+    Free: { perSecond: 5, daily: 10_000 },
+    Standard: { perSecond: 20, daily: 100_000 },
+    Pro: { perSecond: 50, daily: null },
+  },
+  /** Tier of a new API key (spec: Free is the default). */
+  defaultTier: 'Free',
+} as const;
+
+/** Source verification of contracts by the explorer (its own API and the Etherscan-compatible /api). */
+export const contracts = {
+  /** Longest one compilation may run before its verification fails (large projects take seconds in solc-js). */
+  compileTimeoutMs: 120_000,
+  /** Most source files in one standard JSON input. */
+  maxSources: 2_000,
+  /** Length of a verification GUID (Etherscan's own: 50 characters). */
+  guidLength: 50,
+} as const;
+
+/** WebSocket JSON-RPC (eth_subscribe) and the explorer's socket.io live feed; docs/realtime.md lists them. */
+export const ws = {
+  /** Subscriptions one connection may hold (spec: 50 per connection). */
+  maxSubscriptionsPerConnection: 50,
+  /** Largest message a client may send, as the HTTP body cap (5 MiB); larger ones close the connection with 1009. */
+  maxMessageBytes: 5 * 1024 * 1024,
+  /** Bytes waiting to be sent to one client; past it the client is too slow and is closed with 1008. */
+  maxSendBufferBytes: 16 * 1024 * 1024,
+  /** How long a connection closed for being slow may take to read its close frame before it is cut. */
+  slowCloseGraceMs: 5_000,
+  /** A ping every interval; a peer that has not answered the previous one by then is cut (geth: 30 s). */
+  pingIntervalMs: 30_000,
+  /** Requests of one connection answered at once; beyond it the connection's socket is not read until one ends. */
+  maxInFlightRequests: 64,
+  /** Rooms one socket.io client of the explorer's live feed may join. */
+  liveMaxRoomsPerSocket: 100,
+  /** Packets queued for one socket.io client; past it the client is disconnected as too slow. */
+  liveMaxQueuedPackets: 10_000,
+} as const;

@@ -44,7 +44,14 @@ export function buildLoadGenerator(): string {
   return binary;
 }
 
-/** Hammer one endpoint with the same request body; counts only answers that carry a `result`. */
+/** How answers are judged: they count when they contain `expect` and not `reject` (JSON-RPC by default). */
+export interface LoadShape {
+  method?: 'GET' | 'POST';
+  expect?: string;
+  reject?: string;
+}
+
+/** Hammer one endpoint with the same request; counts only answers that carry a `result` (or `shape.expect`). */
 export async function measureRequests(
   generator: string,
   url: string,
@@ -52,11 +59,15 @@ export async function measureRequests(
   concurrency: number,
   durationMs: number,
   serverPid?: number,
+  shape: LoadShape = {},
 ): Promise<LoadResult> {
   const serverCpuBefore = cpuSeconds(serverPid);
-  const child = spawn(generator, ['--url', url, '--body', body, '--connections', String(concurrency), '--duration-ms', String(durationMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const args = ['--url', url, '--connections', String(concurrency), '--duration-ms', String(durationMs)];
+  if (body) args.push('--body', body);
+  if (shape.method) args.push('--method', shape.method);
+  if (shape.expect) args.push('--expect', shape.expect);
+  if (shape.reject) args.push('--reject', shape.reject);
+  const child = spawn(generator, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const code = await new Promise<number | null>((resolve, reject) => {

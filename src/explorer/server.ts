@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { RouteDef, RouteModule } from './definition.js';
 import { ExplorerError, failure, PayloadTooLargeError, success, toJson, BadRequestError } from './envelope.js';
 import { openApiDocument } from './openapi.js';
-import type { ExplorerServices } from './services.js';
+import type { Dispatch, ExplorerServices } from './services.js';
 import { checkBody, parseParam } from './validate.js';
 
 export const API_PREFIX = '/api/v1';
@@ -84,6 +84,41 @@ export async function runRoute(
   return handler({ params, query, body: input, user, ip: ctx.ip, http: ctx }, services);
 }
 
+/** GET routes matched by path, static segments before parameters (so /transactions/pending wins over /transactions/{hash}). */
+function makeDispatch(modules: RouteModule[], services: ExplorerServices, log: Logger): Dispatch {
+  const routes = modules
+    .flatMap((module) => module.definitions.filter((d) => d.method === 'GET').map((def) => ({ def, module })))
+    .map((r) => {
+      const names: string[] = [];
+      const pattern = r.def.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      });
+      return { ...r, names, regex: new RegExp(`^${pattern}$`) };
+    })
+    .sort((a, b) => a.names.length - b.names.length);
+  return async (ctx, target) => {
+    const url = new URL(target, 'http://explorer');
+    const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
+    for (const r of routes) {
+      const m = r.regex.exec(path);
+      if (!m) continue;
+      const raw: RawInput = {
+        path: Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])),
+        query: Object.fromEntries(url.searchParams),
+      };
+      try {
+        return { status: r.def.status ?? 200, body: { ok: true, data: await runRoute(r.def, r.module, ctx, services, raw) } };
+      } catch (err) {
+        if (err instanceof ExplorerError) return { status: err.status, body: { ok: false, error: err.message } };
+        log.error({ err, path: target }, 'explorer batch item failed');
+        return { status: 500, body: { ok: false, error: 'internal error' } };
+      }
+    }
+    return { status: 404, body: { ok: false, error: `not found: GET ${path}` } };
+  };
+}
+
 /** Starts the explorer on `port` (0: any free port) of `host`. */
 export async function startExplorerServer(
   services: ExplorerServices,
@@ -111,6 +146,7 @@ export async function startExplorerServer(
       });
     }
   }
+  services.dispatch = makeDispatch(modules, services, log);
   const openapi = toJson(openApiDocument(definitions));
   router.get('/openapi.json', (ctx) => {
     ctx.type = 'application/json';

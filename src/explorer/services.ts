@@ -10,9 +10,14 @@ export interface AccessControl {
   admit(ctx: Context, route: RouteDef): Promise<AuthenticatedUser | undefined>;
 }
 
+/** Runs a GET route of this API by path (for the batch route): its status and envelope. */
+export type Dispatch = (ctx: Context, path: string) => Promise<{ status: number; body: unknown }>;
+
 export interface ExplorerServices {
   node: NodeServices;
   indexer: Indexer;
   indexes: ExplorerIndexes;
   access: AccessControl;
+  /** Set by the server once its routes are built. */
+  dispatch?: Dispatch;
 }

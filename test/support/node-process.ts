@@ -33,6 +33,8 @@ export interface NodeProcessOptions {
 /** A running (or stopped) svc-node child process bound to one data dir. */
 export class NodeProcess {
   url = '';
+  /** Base URL of the explorer (its API is under /api/v1), from its "explorer listening" log line. */
+  explorerUrl = '';
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private output = '';
@@ -153,6 +155,8 @@ export class NodeProcess {
         while ((nl = pending.indexOf('\n')) >= 0) {
           const line = pending.slice(0, nl);
           pending = pending.slice(nl + 1);
+          const explorerPort = explorerPortOf(line);
+          if (explorerPort !== undefined) this.explorerUrl = `http://127.0.0.1:${explorerPort}`;
           const url = rpcUrlOf(line);
           if (url) {
             listening = true;
@@ -182,6 +186,18 @@ export class NodeProcess {
       throw err;
     }
   }
+}
+
+/** The port of a pino "explorer listening" line, if this is one. */
+function explorerPortOf(line: string): number | undefined {
+  if (!line.includes('explorer listening')) return undefined;
+  try {
+    const entry = JSON.parse(line) as { msg?: string; port?: number };
+    if (entry.msg === 'explorer listening' && typeof entry.port === 'number') return entry.port;
+  } catch {
+    // Not a JSON log line.
+  }
+  return undefined;
 }
 
 /** The url of a pino "rpc listening" line, if this is one. */

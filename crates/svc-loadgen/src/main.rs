@@ -3,6 +3,9 @@
 //! own cost stays small and the servers it measures get the machine. Prints one JSON object.
 //!
 //! usage: svc-loadgen --url http://127.0.0.1:8545/ --body '{"jsonrpc":"2.0",...}' [--connections 32] [--duration-ms 5000]
+//!        svc-loadgen --method GET --url 'http://127.0.0.1:8080/api/v1/blocks?limit=25' --expect '"ok":true' --reject '"ok":false'
+//! An answer counts when its status is 200, it contains --expect (default "result") and not
+//! --reject (default "error").
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -16,26 +19,40 @@ use tokio::net::TcpStream;
 
 struct Args {
     url: String,
+    method: hyper::Method,
     body: String,
+    expect: String,
+    reject: String,
     connections: usize,
     duration: Duration,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { url: String::new(), body: String::new(), connections: 32, duration: Duration::from_millis(5_000) };
+    let mut args = Args {
+        url: String::new(),
+        method: hyper::Method::POST,
+        body: String::new(),
+        expect: "\"result\"".into(),
+        reject: "\"error\"".into(),
+        connections: 32,
+        duration: Duration::from_millis(5_000),
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
             "--url" => args.url = value()?,
             "--body" => args.body = value()?,
+            "--method" => args.method = value()?.parse().map_err(|_| "--method must be an HTTP method")?,
+            "--expect" => args.expect = value()?,
+            "--reject" => args.reject = value()?,
             "--connections" => args.connections = value()?.parse().map_err(|_| "--connections must be a positive integer")?,
             "--duration-ms" => args.duration = Duration::from_millis(value()?.parse().map_err(|_| "--duration-ms must be an integer")?),
             other => return Err(format!("unknown option {other}")),
         }
     }
-    if args.url.is_empty() || args.body.is_empty() || args.connections == 0 {
-        return Err("usage: svc-loadgen --url URL --body JSON [--connections N] [--duration-ms MS]".into());
+    if args.url.is_empty() || (args.method == hyper::Method::POST && args.body.is_empty()) || args.connections == 0 {
+        return Err("usage: svc-loadgen --url URL [--method GET] [--body JSON] [--expect TEXT] [--reject TEXT] [--connections N] [--duration-ms MS]".into());
     }
     Ok(args)
 }
@@ -54,8 +71,19 @@ impl Tally {
     }
 }
 
+/// What one connection sends and how it judges answers.
+#[derive(Clone)]
+struct Load {
+    method: hyper::Method,
+    authority: String,
+    path: String,
+    body: Bytes,
+    expect: String,
+    reject: String,
+}
+
 /// One connection's loop; reconnects when the server closes it.
-async fn worker(addr: SocketAddr, authority: String, path: String, body: Bytes, deadline: Instant) -> Tally {
+async fn worker(addr: SocketAddr, load: Load, deadline: Instant) -> Tally {
     let mut tally = Tally::default();
     'connect: while Instant::now() < deadline {
         let stream = match TcpStream::connect(addr).await {
@@ -79,10 +107,12 @@ async fn worker(addr: SocketAddr, authority: String, path: String, body: Bytes, 
             if sender.ready().await.is_err() {
                 continue 'connect;
             }
-            let request = Request::post(path.as_str())
-                .header(HOST, authority.as_str())
+            let request = Request::builder()
+                .method(load.method.clone())
+                .uri(load.path.as_str())
+                .header(HOST, load.authority.as_str())
                 .header(CONTENT_TYPE, "application/json")
-                .body(Full::new(body.clone()))
+                .body(Full::new(load.body.clone()))
                 .expect("a valid request");
             let started = Instant::now();
             let response = match sender.send_request(request).await {
@@ -102,7 +132,7 @@ async fn worker(addr: SocketAddr, authority: String, path: String, body: Bytes, 
             };
             let text = String::from_utf8_lossy(&text);
             // A result and no error: a real answer, not a refusal.
-            if status == 200 && text.contains("\"result\"") && !text.contains("\"error\"") {
+            if status == 200 && text.contains(&load.expect) && !text.contains(&load.reject) {
                 tally.latencies_us.push(started.elapsed().as_micros().min(u32::MAX as u128) as u32);
             } else {
                 tally.error(format!("HTTP {status} {}", text.chars().take(200).collect::<String>()));
@@ -150,12 +180,10 @@ fn main() {
             eprintln!("svc-loadgen: cannot resolve {authority}");
             std::process::exit(2);
         });
-        let body = Bytes::from(args.body);
+        let load = Load { method: args.method, authority, path, body: Bytes::from(args.body), expect: args.expect, reject: args.reject };
         let started = Instant::now();
         let deadline = started + args.duration;
-        let handles: Vec<_> = (0..args.connections)
-            .map(|_| tokio::spawn(worker(addr, authority.clone(), path.clone(), body.clone(), deadline)))
-            .collect();
+        let handles: Vec<_> = (0..args.connections).map(|_| tokio::spawn(worker(addr, load.clone(), deadline))).collect();
         let mut all = Tally::default();
         for h in handles {
             let t = h.await.expect("a worker");

@@ -11,6 +11,9 @@ import {
   ExplorerIndexes,
   INDEXED_HEIGHT,
   position,
+  TOTAL_ADDRESSES,
+  TOTAL_TOKENS,
+  TOTAL_TRANSACTIONS,
   tokenIdKey,
   type AddressCounters,
   type AddressRole,
@@ -106,6 +109,9 @@ export class Indexer {
   readonly indexes: ExplorerIndexes;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** Milliseconds the last block took to index, and the most any block took since start. */
+  lastBlockMs = 0;
+  maxBlockMs = 0;
 
   constructor(
     private readonly chain: Chain,
@@ -141,7 +147,10 @@ export class Indexer {
     while (!this.stopped) {
       const next = this.indexedHeight() + 1;
       if (next > this.chain.head().number) return;
+      const started = performance.now();
       await this.indexBlock(next);
+      this.lastBlockMs = performance.now() - started;
+      this.maxBlockMs = Math.max(this.maxBlockMs, this.lastBlockMs);
     }
   }
 
@@ -176,7 +185,10 @@ export class Indexer {
     const seen = (address: Hex, blockNumber: number, kind: 'tx' | 'transfer') => {
       const key = addressKey(address);
       const c: AddressCounters = batch.get(ix.counters, key) ?? { transactions: 0, tokenTransfers: 0, firstBlock: blockNumber, lastBlock: blockNumber };
-      if (c.transactions === 0 && c.tokenTransfers === 0) stats.newAddresses++;
+      if (c.transactions === 0 && c.tokenTransfers === 0) {
+        stats.newAddresses++;
+        batch.put(ix.meta, TOTAL_ADDRESSES, (batch.get(ix.meta, TOTAL_ADDRESSES) ?? 0) + 1);
+      }
       if (kind === 'tx') c.transactions++;
       else c.tokenTransfers++;
       c.lastBlock = blockNumber;
@@ -242,6 +254,7 @@ export class Indexer {
       }
     }
     batch.put(ix.days, dayKey, stats);
+    batch.put(ix.meta, TOTAL_TRANSACTIONS, (batch.get(ix.meta, TOTAL_TRANSACTIONS) ?? 0) + txs.length);
     batch.put(ix.meta, INDEXED_HEIGHT, number);
     commit(chain, 'explorer', batch.writes());
   }
@@ -260,6 +273,7 @@ export class Indexer {
     let record = batch.get(ix.tokens, tokenKey);
     if (!record) {
       record = { address: token, type: t.type, ...(await this.metadata(token, t.type, blockNumber)), holders: 0, transfers: 0, firstBlock: blockNumber };
+      batch.put(ix.meta, TOTAL_TOKENS, (batch.get(ix.meta, TOTAL_TOKENS) ?? 0) + 1);
       for (const term of [record.name, record.symbol]) {
         if (term) batch.put(ix.tokenSearch, Buffer.concat([Buffer.from(term.toLowerCase().slice(0, 64), 'utf8'), Buffer.from([0]), tokenKey]), 1);
       }

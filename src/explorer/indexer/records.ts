@@ -139,3 +139,7 @@ export class ExplorerIndexes {
 }
 
 export const INDEXED_HEIGHT = Buffer.from('indexed', 'utf8');
+/** Running totals kept under meta: transactions, addresses seen, tokens detected. */
+export const TOTAL_TRANSACTIONS = Buffer.from('transactions', 'utf8');
+export const TOTAL_ADDRESSES = Buffer.from('addresses', 'utf8');
+export const TOTAL_TOKENS = Buffer.from('tokens', 'utf8');

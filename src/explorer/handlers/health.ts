@@ -1,0 +1,20 @@
+// Health: liveness and readiness (indexer lag).
+import { packageVersion } from '../../cli/version.js';
+import type { Handler } from '../definition.js';
+import { ExplorerError } from '../envelope.js';
+
+/** Blocks the index may trail the head and still be ready (one block is being indexed while the next is made). */
+export const READY_MAX_LAG = 2;
+const started = Date.now();
+
+export const healthHandlers: Record<string, Handler> = {
+  getLiveness: () => ({ status: 'ok', version: packageVersion(), uptimeSeconds: Math.floor((Date.now() - started) / 1000) }),
+
+  getReadiness: (_input, { node, indexer }) => {
+    const head = node.chain.head().number;
+    const indexed = indexer.indexedHeight();
+    const lag = head - indexed;
+    if (lag > READY_MAX_LAG) throw new ExplorerError(503, `not ready: the index is ${lag} blocks behind the head (block ${head})`);
+    return { ready: true, head, indexed, lag, lastBlockIndexMs: Math.round(indexer.lastBlockMs * 100) / 100, maxBlockIndexMs: Math.round(indexer.maxBlockMs * 100) / 100 };
+  },
+};

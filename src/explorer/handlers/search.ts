@@ -1,0 +1,49 @@
+// Search: exact matches first (block, transaction, address), then tokens and validators by name.
+import { toAddress } from '../../modules/staking/module.js';
+import type { Handler } from '../definition.js';
+import { addr, num, tokenView } from '../views.js';
+
+const MAX_RESULTS = 20;
+
+export const searchHandlers: Record<string, Handler> = {
+  search: ({ query }, { node, indexes }) => {
+    const q = (query.q as string).trim();
+    const { chain, mempool, app } = node;
+    const results: Record<string, unknown>[] = [];
+    if (/^\d{1,15}$/.test(q)) {
+      const block = chain.getBlock({ number: Number(q) }, false);
+      if (block) results.push({ type: 'block', number: num(block.number), hash: block.hash });
+    }
+    if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
+      const bytes = Buffer.from(q.slice(2), 'hex');
+      const tx = chain.getTransactionByHash(bytes);
+      if (tx) results.push({ type: 'transaction', hash: tx.hash, blockNumber: num(tx.blockNumber) });
+      else if (mempool.get(bytes)) results.push({ type: 'transaction', hash: q.toLowerCase(), blockNumber: null, pending: true });
+      const block = chain.getBlock({ hash: bytes }, false);
+      if (block) results.push({ type: 'block', number: num(block.number), hash: block.hash });
+    }
+    if (/^0x[0-9a-fA-F]{40}$/.test(q)) {
+      const key = Buffer.from(q.slice(2), 'hex');
+      const token = indexes.tokens.get(key);
+      const validator = app.staking.state.validator(toAddress(key));
+      const isContract = chain.getCode(key, chain.head().number).length > 0;
+      results.push({ type: token ? 'token' : isContract ? 'contract' : 'address', address: addr(q), ...(token ? { token: tokenView(token) } : {}) });
+      if (validator) results.push({ type: 'validator', address: addr(q), moniker: validator.moniker });
+    }
+    const term = q.toLowerCase();
+    const seen = new Set<string>();
+    for (const e of indexes.tokenSearch.scan(Buffer.from(term, 'utf8'), undefined, MAX_RESULTS, false)) {
+      const tokenKey = e.key.subarray(e.key.length - 20);
+      const id = tokenKey.toString('hex');
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const token = indexes.tokens.get(tokenKey);
+      if (token) results.push({ type: 'token', address: addr(token.address), token: tokenView(token) });
+    }
+    for (const v of app.staking.state.validators()) {
+      if (results.length >= MAX_RESULTS) break;
+      if (v.moniker.toLowerCase().includes(term)) results.push({ type: 'validator', address: addr(v.address), moniker: v.moniker });
+    }
+    return results.slice(0, MAX_RESULTS);
+  },
+};

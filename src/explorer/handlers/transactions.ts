@@ -1,0 +1,141 @@
+// Transactions: lists from the index, details from the chain and the pool.
+import { revertReason } from '../../rpc/revert-reason.js';
+import type { Handler } from '../definition.js';
+import { NotFoundError } from '../envelope.js';
+import type { ExplorerServices } from '../services.js';
+import { transfersOf, type RpcLog } from '../indexer/indexer.js';
+import { addressKey, type Hex } from '../indexer/records.js';
+import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
+import { addr, big, logView, lowerHex, num, transferView, txSummaryView } from '../views.js';
+
+type Rpc = Record<string, unknown>;
+const hashBytes = (h: string) => Buffer.from(h.slice(2), 'hex');
+
+/** A pool transaction as lists show it. */
+function pendingView(tx: Rpc): Record<string, unknown> {
+  return {
+    hash: tx.hash,
+    blockNumber: null,
+    status: 'pending',
+    from: addr(tx.from as string),
+    to: addr(tx.to as string | null),
+    value: big(tx.value),
+    nonce: num(tx.nonce),
+    gas: big(tx.gas),
+    maxFeePerGas: big(tx.maxFeePerGas ?? tx.gasPrice),
+    fee: null,
+    method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : tx.input,
+  };
+}
+
+function mined(services: ExplorerServices, hash: string): { tx: Rpc; receipt: Rpc } {
+  const { chain } = services.node;
+  const tx = chain.getTransactionByHash(hashBytes(hash));
+  const receipt = chain.getTransactionReceipt(hashBytes(hash));
+  if (!tx || !receipt) throw new NotFoundError(`transaction ${hash} not found`);
+  return { tx, receipt };
+}
+
+function tokenTransfers(services: ExplorerServices, receipt: Rpc): Record<string, unknown>[] {
+  if (receipt.status !== '0x1') return [];
+  const block = num(receipt.blockNumber);
+  const timestamp = num(services.node.chain.getBlock({ number: block }, false)?.timestamp);
+  return (receipt.logs as RpcLog[]).flatMap((log) =>
+    transfersOf(log).map((t) => {
+      const token = lowerHex(log.address);
+      return transferView(
+        { token, ...t, txHash: receipt.transactionHash as Hex, blockNumber: block, logIndex: num(log.logIndex), timestamp },
+        services.indexes.tokens.get(addressKey(token)),
+      );
+    }),
+  );
+}
+
+/** Replays a failed transaction as a call on its parent block's state to recover the revert reason. */
+async function failureReason(services: ExplorerServices, tx: Rpc, block: number): Promise<{ revertReason: string | null; revertData: string | null }> {
+  const { chain } = services.node;
+  const result = await chain.call(
+    {
+      from: hashBytes(tx.from as string),
+      ...(tx.to ? { to: hashBytes(tx.to as string) } : {}),
+      data: hashBytes(tx.input as string),
+      value: BigInt(tx.value as string),
+      gas: BigInt(tx.gas as string),
+    },
+    Math.max(0, block - 1),
+  );
+  if (result.status === 'revert') {
+    return { revertReason: revertReason(result.output) ?? null, revertData: `0x${result.output.toString('hex')}` };
+  }
+  return { revertReason: result.error ?? null, revertData: null };
+}
+
+export const transactionHandlers: Record<string, Handler> = {
+  listTransactions: ({ query }, { indexes }) =>
+    keysetPage(
+      decodeCursor(query.cursor as string | undefined),
+      (query.limit as number | undefined) ?? PAGE.defaultLimit,
+      (from, limit, older) => indexes.txs.scan(Buffer.alloc(0), from, limit, older),
+      (e) => txSummaryView(e.value),
+    ),
+
+  listPendingTransactions: ({ query }, { node }) => {
+    const { mempool, chain } = node;
+    const limit = (query.limit as number | undefined) ?? PAGE.defaultLimit;
+    return mempool
+      .hashes()
+      .slice(0, limit)
+      .flatMap((h) => {
+        const p = mempool.get(h);
+        return p ? [pendingView(chain.pendingTransactionJson(p.raw, p.tx.from))] : [];
+      });
+  },
+
+  getTransaction: async ({ params }, services) => {
+    const hash = params.hash as string;
+    const { chain, mempool } = services.node;
+    const tx = chain.getTransactionByHash(hashBytes(hash));
+    if (!tx) {
+      const p = mempool.get(hashBytes(hash));
+      if (!p) throw new NotFoundError(`transaction ${hash} not found`);
+      return pendingView(chain.pendingTransactionJson(p.raw, p.tx.from));
+    }
+    const receipt = chain.getTransactionReceipt(hashBytes(hash))!;
+    const block = num(receipt.blockNumber);
+    const timestamp = num(chain.getBlock({ number: block }, false)?.timestamp);
+    const gasUsed = BigInt(receipt.gasUsed as string);
+    const price = BigInt(receipt.effectiveGasPrice as string);
+    const failed = receipt.status !== '0x1';
+    return {
+      hash,
+      blockNumber: block,
+      blockHash: receipt.blockHash,
+      index: num(receipt.transactionIndex),
+      timestamp,
+      confirmations: chain.head().number - block + 1,
+      status: failed ? 'failed' : 'success',
+      from: addr(tx.from as string),
+      to: addr(tx.to as string | null),
+      createdContract: addr(receipt.contractAddress as string | null),
+      value: big(tx.value),
+      nonce: num(tx.nonce),
+      type: num(tx.type),
+      gasLimit: big(tx.gas),
+      gasUsed: gasUsed.toString(),
+      gasPrice: price.toString(),
+      maxFeePerGas: tx.maxFeePerGas === undefined ? null : big(tx.maxFeePerGas),
+      maxPriorityFeePerGas: tx.maxPriorityFeePerGas === undefined ? null : big(tx.maxPriorityFeePerGas),
+      fee: (gasUsed * price).toString(),
+      input: tx.input,
+      method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : tx.input,
+      ...(failed ? await failureReason(services, tx, block) : { revertReason: null, revertData: null }),
+      logs: (receipt.logs as Rpc[]).map(logView),
+      tokenTransfers: tokenTransfers(services, receipt),
+    };
+  },
+
+  getTransactionLogs: ({ params }, services) => (mined(services, params.hash as string).receipt.logs as Rpc[]).map(logView),
+
+  getTransactionTokenTransfers: ({ params }, services) => tokenTransfers(services, mined(services, params.hash as string).receipt),
+};
+

@@ -1,0 +1,75 @@
+// The explorer inside the node: the indexer following committed blocks, accounts and access
+// control, the 16 categories of routes, and the Etherscan-compatible /api, on --explorer-port.
+import type { Logger } from 'pino';
+import type { NodeServices } from '../chain/services.js';
+import { createExplorerAuth, type ExplorerAuth } from './auth/index.js';
+import type { RouteModule } from './definition.js';
+import { etherscanRoutes } from './etherscan.js';
+import { Indexer } from './indexer/indexer.js';
+import { addressRoutes } from './routes/addresses.js';
+import { analyticsRoutes } from './routes/analytics.js';
+import { batchRoutes } from './routes/batch.js';
+import { blockRoutes } from './routes/blocks.js';
+import { contractsRoutes } from './routes/contracts.js';
+import { gasOracleRoutes } from './routes/gas-oracle.js';
+import { healthRoutes } from './routes/health.js';
+import { leaderboardRoutes } from './routes/leaderboard.js';
+import { networkRoutes } from './routes/network.js';
+import { searchRoutes } from './routes/search.js';
+import { statsRoutes } from './routes/stats.js';
+import { tokenRoutes } from './routes/tokens.js';
+import { transactionRoutes } from './routes/transactions.js';
+import { startExplorerServer, type ExplorerServer } from './server.js';
+import type { ExplorerServices } from './services.js';
+
+/** Every public category's routes (Authentication, API Keys and Watchlist come with the auth). */
+export const PUBLIC_ROUTES: RouteModule[] = [
+  blockRoutes,
+  transactionRoutes,
+  addressRoutes,
+  contractsRoutes,
+  tokenRoutes,
+  analyticsRoutes,
+  networkRoutes,
+  statsRoutes,
+  gasOracleRoutes,
+  leaderboardRoutes,
+  batchRoutes,
+  healthRoutes,
+  searchRoutes,
+];
+
+export interface RunningExplorer {
+  server: ExplorerServer;
+  services: ExplorerServices;
+  auth: ExplorerAuth;
+  close(): Promise<void>;
+}
+
+/** Starts indexing (catching up from where the index stopped) and serving the explorer. */
+export async function startExplorer(node: NodeServices, options: { host: string; port: number; log: Logger }): Promise<RunningExplorer> {
+  const log = options.log.child({ module: 'explorer' });
+  const indexer = new Indexer(node.chain, log.child({ module: 'indexer' }));
+  const auth = createExplorerAuth(node.chain, log, { exemptLoopback: node.config.rateLimitExemptLoopback });
+  const services: ExplorerServices = { node, indexer, indexes: indexer.indexes, access: auth.access };
+  const onBlock = () => void indexer.catchUp();
+  node.events.on('block', onBlock);
+  void indexer.catchUp();
+  const server = await startExplorerServer(services, [...PUBLIC_ROUTES, ...auth.modules], {
+    host: options.host,
+    port: options.port,
+    log,
+    rootRoutes: etherscanRoutes(services),
+  });
+  return {
+    server,
+    services,
+    auth,
+    async close() {
+      node.events.off('block', onBlock);
+      await server.close();
+      await indexer.stop();
+      await auth.close();
+    },
+  };
+}

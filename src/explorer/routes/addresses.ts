@@ -1,0 +1,76 @@
+// Addresses: summary with counters, transactions, token transfers, token balances, logs.
+import type { ParamDef, RouteDef, RouteModule } from '../definition.js';
+import { addressHandlers } from '../handlers/addresses.js';
+import { pageParams, pageSchema, schemas } from '../validate.js';
+import { transferSchema, txSchema } from '../views.js';
+
+const address: ParamDef = { name: 'address', in: 'path', description: '0x address', schema: schemas.address };
+
+const definitions: RouteDef[] = [
+  {
+    id: 'getAddress',
+    method: 'GET',
+    path: '/addresses/{address}',
+    category: 'Addresses',
+    summary: 'Balance, nonce, whether it is a contract (with its creation), token and validator facts, and counters.',
+    auth: 'public',
+    params: [address],
+    response: { type: 'object', properties: { address: { type: 'string' }, balance: { type: 'string' }, isContract: { type: 'boolean' } } },
+  },
+  {
+    id: 'getAddressCounters',
+    method: 'GET',
+    path: '/addresses/{address}/counters',
+    category: 'Addresses',
+    summary: 'Transactions, token transfers, blocks produced, first and last active block.',
+    auth: 'public',
+    params: [address],
+    response: { type: 'object', properties: { transactions: { type: 'integer' }, tokenTransfers: { type: 'integer' } } },
+  },
+  {
+    id: 'getAddressTransactions',
+    method: 'GET',
+    path: '/addresses/{address}/transactions',
+    category: 'Addresses',
+    summary: 'Transactions from, to or creating the address, or moving its tokens; newest first.',
+    auth: 'public',
+    params: [
+      address,
+      ...pageParams,
+      { name: 'filter', in: 'query', description: 'from | to (default: both)', schema: { type: 'string', enum: ['from', 'to'] } },
+    ],
+    response: pageSchema(txSchema),
+  },
+  {
+    id: 'getAddressTokenTransfers',
+    method: 'GET',
+    path: '/addresses/{address}/token-transfers',
+    category: 'Addresses',
+    summary: 'Token transfers to or from the address; newest first.',
+    auth: 'public',
+    params: [address, ...pageParams],
+    response: pageSchema(transferSchema),
+  },
+  {
+    id: 'getAddressTokenBalances',
+    method: 'GET',
+    path: '/addresses/{address}/token-balances',
+    category: 'Addresses',
+    summary: 'Tokens the address holds, with balances (ERC-20 amounts, NFT counts) as the index follows them.',
+    auth: 'public',
+    params: [address],
+    response: { type: 'array', items: { type: 'object' } },
+  },
+  {
+    id: 'getAddressLogs',
+    method: 'GET',
+    path: '/addresses/{address}/logs',
+    category: 'Addresses',
+    summary: 'Logs emitted by the address (a contract), newest first, paged by block ranges.',
+    auth: 'public',
+    params: [address, ...pageParams],
+    response: pageSchema({ type: 'object' }),
+  },
+];
+
+export const addressRoutes: RouteModule = { definitions, handlers: addressHandlers };

@@ -1,0 +1,92 @@
+// Authentication routes: register, login, refresh, logout, and the signed-in user's profile.
+// Access tokens are JWTs (Authorization: Bearer), valid explorer.accessTokenSeconds (15 min);
+// the refresh token rides in the HTTP-only cookie svc_refresh and is rotated on every refresh.
+import { explorer as params } from '../../params.js';
+import type { RouteDef, RouteModule, Schema } from '../definition.js';
+import { authenticationHandlers } from '../handlers/authentication.js';
+
+const user: Schema = {
+  type: 'object',
+  required: ['id', 'email', 'createdAt'],
+  properties: { id: { type: 'string' }, email: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } },
+};
+
+/** What register, login and refresh return; the refresh token is set as the svc_refresh cookie. */
+const session: Schema = {
+  type: 'object',
+  required: ['user', 'accessToken', 'tokenType', 'expiresIn'],
+  properties: {
+    user,
+    accessToken: { type: 'string', description: 'JWT for "Authorization: Bearer <token>"' },
+    tokenType: { const: 'Bearer' },
+    expiresIn: { type: 'integer', description: `seconds the access token is valid (${params.accessTokenSeconds})` },
+  },
+};
+
+const credentials: Schema = {
+  type: 'object',
+  required: ['email', 'password'],
+  additionalProperties: false,
+  properties: {
+    email: { type: 'string', maxLength: params.emailMaxLength, description: 'email address (compared lowercase)' },
+    // The length rule is checked in characters by the handler; this bound only stops huge bodies early.
+    password: { type: 'string', maxLength: params.passwordMaxLength * 4, description: `${params.passwordMinLength} to ${params.passwordMaxLength} characters` },
+  },
+};
+
+export const definitions: RouteDef[] = [
+  {
+    id: 'authRegister',
+    method: 'POST',
+    path: '/auth/register',
+    category: 'Authentication',
+    summary: 'Create an account; returns an access token and sets the refresh cookie',
+    auth: 'public',
+    body: credentials,
+    response: session,
+    status: 201,
+  },
+  {
+    id: 'authLogin',
+    method: 'POST',
+    path: '/auth/login',
+    category: 'Authentication',
+    summary: 'Sign in with email and password; returns an access token and sets the refresh cookie',
+    auth: 'public',
+    body: credentials,
+    response: session,
+  },
+  {
+    id: 'authRefresh',
+    method: 'POST',
+    path: '/auth/refresh',
+    category: 'Authentication',
+    summary: 'Exchange the svc_refresh cookie for a new access token and a new refresh token (a reused one revokes the sign-in)',
+    auth: 'public',
+    response: session,
+  },
+  {
+    id: 'authLogout',
+    method: 'POST',
+    path: '/auth/logout',
+    category: 'Authentication',
+    summary: 'Revoke the sign-in of the svc_refresh cookie and clear the cookie',
+    auth: 'public',
+    response: { type: 'object', required: ['loggedOut'], properties: { loggedOut: { const: true } } },
+  },
+  {
+    id: 'authMe',
+    method: 'GET',
+    path: '/auth/me',
+    category: 'Authentication',
+    summary: 'The signed-in user: id, email, creation time, number of API keys and watchlist entries',
+    auth: 'user',
+    response: {
+      type: 'object',
+      required: ['id', 'email', 'createdAt', 'apiKeys', 'watchlist'],
+      properties: { ...(user.properties as Record<string, Schema>), apiKeys: { type: 'integer' }, watchlist: { type: 'integer' } },
+    },
+  },
+];
+
+export const authenticationRoutes: RouteModule = { definitions, handlers: authenticationHandlers };

@@ -1,0 +1,26 @@
+// Health: liveness, and readiness with the indexer's lag behind the chain head.
+import type { RouteDef, RouteModule } from '../definition.js';
+import { healthHandlers } from '../handlers/health.js';
+
+const definitions: RouteDef[] = [
+  {
+    id: 'getLiveness',
+    method: 'GET',
+    path: '/health/live',
+    category: 'Health',
+    summary: 'The process serves requests: version and uptime.',
+    auth: 'public',
+    response: { type: 'object', properties: { status: { const: 'ok' }, uptimeSeconds: { type: 'integer' } } },
+  },
+  {
+    id: 'getReadiness',
+    method: 'GET',
+    path: '/health/ready',
+    category: 'Health',
+    summary: 'Ready when the index is at most 2 blocks behind the head (HTTP 503 otherwise, with the lag in the error).',
+    auth: 'public',
+    response: { type: 'object', properties: { ready: { type: 'boolean' }, head: { type: 'integer' }, indexed: { type: 'integer' }, lag: { type: 'integer' } } },
+  },
+];
+
+export const healthRoutes: RouteModule = { definitions, handlers: healthHandlers };

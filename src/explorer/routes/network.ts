@@ -1,0 +1,59 @@
+// Network: validators, one validator with its delegators, the epoch, and this node.
+import type { ParamDef, RouteDef, RouteModule } from '../definition.js';
+import { networkHandlers, validatorSchema } from '../handlers/network.js';
+import { schemas } from '../validate.js';
+
+const validator: ParamDef = { name: 'address', in: 'path', description: 'validator operator address', schema: schemas.address };
+
+const definitions: RouteDef[] = [
+  {
+    id: 'listValidators',
+    method: 'GET',
+    path: '/network/validators',
+    category: 'Network',
+    summary: 'Every validator with stake, score, commission, status and uptime; filter by status.',
+    auth: 'public',
+    params: [{ name: 'status', in: 'query', description: 'active, inactive or jailed', schema: { type: 'string', enum: ['active', 'inactive', 'jailed'] } }],
+    response: { type: 'array', items: validatorSchema },
+  },
+  {
+    id: 'getValidator',
+    method: 'GET',
+    path: '/network/validators/{address}',
+    category: 'Network',
+    summary: 'One validator in full: stake split, score breakdown, blocks produced and missed, rewards, jail.',
+    auth: 'public',
+    params: [validator],
+    response: validatorSchema,
+  },
+  {
+    id: 'getValidatorDelegators',
+    method: 'GET',
+    path: '/network/validators/{address}/delegators',
+    category: 'Network',
+    summary: "A validator's delegations (delegator, stake, pending rewards), largest first.",
+    auth: 'public',
+    params: [validator],
+    response: { type: 'array', items: { type: 'object' } },
+  },
+  {
+    id: 'getEpoch',
+    method: 'GET',
+    path: '/network/epoch',
+    category: 'Network',
+    summary: 'The current epoch: number, first block and its time, length, slot of the head, active set size.',
+    auth: 'public',
+    response: { type: 'object' },
+  },
+  {
+    id: 'getNodeInfo',
+    method: 'GET',
+    path: '/network/node',
+    category: 'Network',
+    summary: 'This node: version, chain id, network, whether it validates, head, peers.',
+    auth: 'public',
+    response: { type: 'object' },
+  },
+];
+
+export const networkRoutes: RouteModule = { definitions, handlers: networkHandlers };

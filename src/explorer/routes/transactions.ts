@@ -1,0 +1,63 @@
+// Transactions: validated (newest first) and pending lists, one transaction with its logs, decoded
+// revert reason and token transfers.
+import type { RouteDef, RouteModule } from '../definition.js';
+import { transactionHandlers } from '../handlers/transactions.js';
+import { pageParams, pageSchema, schemas } from '../validate.js';
+import { transferSchema, txSchema } from '../views.js';
+
+const txHash = { name: 'hash', in: 'path' as const, description: 'transaction hash', schema: schemas.hash };
+
+const definitions: RouteDef[] = [
+  {
+    id: 'listTransactions',
+    method: 'GET',
+    path: '/transactions',
+    category: 'Transactions',
+    summary: 'Validated (mined) transactions, newest first (keyset-paginated).',
+    auth: 'public',
+    params: pageParams,
+    response: pageSchema(txSchema),
+  },
+  {
+    id: 'listPendingTransactions',
+    method: 'GET',
+    path: '/transactions/pending',
+    category: 'Transactions',
+    summary: 'Transactions waiting in the pool, in admission order (at most 100).',
+    auth: 'public',
+    params: [{ name: 'limit', in: 'query', description: 'how many (1..100, default 25)', schema: schemas.limit }],
+    response: { type: 'array', items: txSchema },
+  },
+  {
+    id: 'getTransaction',
+    method: 'GET',
+    path: '/transactions/{hash}',
+    category: 'Transactions',
+    summary: 'One transaction: mined (with receipt fields, logs, token transfers and the decoded revert reason of a failure) or pending.',
+    auth: 'public',
+    params: [txHash],
+    response: txSchema,
+  },
+  {
+    id: 'getTransactionLogs',
+    method: 'GET',
+    path: '/transactions/{hash}/logs',
+    category: 'Transactions',
+    summary: "A mined transaction's logs.",
+    auth: 'public',
+    params: [txHash],
+    response: { type: 'array', items: { type: 'object' } },
+  },
+  {
+    id: 'getTransactionTokenTransfers',
+    method: 'GET',
+    path: '/transactions/{hash}/token-transfers',
+    category: 'Transactions',
+    summary: "A mined transaction's token transfers (ERC-20, ERC-721, ERC-1155).",
+    auth: 'public',
+    params: [txHash],
+    response: { type: 'array', items: transferSchema },
+  },
+];
+
+export const transactionRoutes: RouteModule = { definitions, handlers: transactionHandlers };
