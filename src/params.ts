@@ -319,6 +319,8 @@ export const ws = {
   slowCloseGraceMs: 5_000,
   /** A ping every interval; a peer that has not answered the previous one by then is cut (geth: 30 s). */
   pingIntervalMs: 30_000,
+  /** Addresses one logs subscription may list (geth's maxAddresses). */
+  maxLogAddresses: 1000,
   /** Requests of one connection answered at once; beyond it the connection's socket is not read until one ends. */
   maxInFlightRequests: 64,
   /** Rooms one socket.io client of the explorer's live feed may join. */

@@ -18,7 +18,7 @@ import {
   UsersStore,
   type ExplorerAuth,
 } from '../src/explorer/auth/index.js';
-import { Indexer } from '../src/explorer/indexer/indexer.js';
+import type { Indexer } from '../src/explorer/indexer/indexer.js';
 import { startExplorerServer, type ExplorerServer } from '../src/explorer/server.js';
 import type { ExplorerServices } from '../src/explorer/services.js';
 import { createLogger } from '../src/log.js';
@@ -122,8 +122,9 @@ const randomAddress = () => `0x${randomBytes(20).toString('hex')}`;
 before(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'svc-explorer-auth-test-'));
   node = await startNode(config(), { log });
+  // Its own access control with a clock the tests move and no loopback exemption; the node's indexer.
   auth = createExplorerAuth(node.services.chain, log, { env: {}, now: () => clock });
-  indexer = new Indexer(node.services.chain, log);
+  indexer = node.explorer.services.indexer;
   const services: ExplorerServices = { node: node.services, indexer, indexes: indexer.indexes, access: auth.access };
   server = await startExplorerServer(services, auth.modules, { host: '127.0.0.1', port: 0, log });
   base = `http://127.0.0.1:${server.port}/api/v1`;
@@ -132,7 +133,6 @@ before(async () => {
 after(async () => {
   await server?.close();
   await auth?.close();
-  await indexer?.stop();
   await node?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });

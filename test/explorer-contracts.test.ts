@@ -8,7 +8,6 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import {
   createPublicClient,
   createWalletClient,
@@ -26,12 +25,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import type { NodeConfig } from '../src/config.js';
 import { compareRuntime, splitMetadata } from '../src/explorer/contracts/bytecode.js';
-import type { AuthenticatedUser } from '../src/explorer/definition.js';
-import { etherscanRoutes } from '../src/explorer/etherscan.js';
-import { Indexer } from '../src/explorer/indexer/indexer.js';
-import { contractsRoutes } from '../src/explorer/routes/contracts.js';
-import { startExplorerServer, type ExplorerServer } from '../src/explorer/server.js';
-import type { AccessControl, ExplorerServices } from '../src/explorer/services.js';
+import type { Indexer } from '../src/explorer/indexer/indexer.js';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
@@ -40,13 +34,6 @@ import { contractsDir } from './support/solc.js';
 import { svcDevnet } from './support/viem-chain.js';
 
 const require = createRequire(import.meta.url);
-
-/** Admits everyone. The real access control (API keys, rate limits) is being written at the same time by someone else. */
-class OpenAccess implements AccessControl {
-  async admit(): Promise<AuthenticatedUser | undefined> {
-    return undefined;
-  }
-}
 
 interface StandardJsonInput {
   language: 'Solidity';
@@ -104,7 +91,6 @@ const SOLC_VERSION = (require('solc') as { version(): string }).version().replac
 let dataDir: string;
 let node: RunningNode;
 let indexer: Indexer;
-let explorer: ExplorerServer;
 let base: string;
 let publicClient: PublicClient<Transport, Chain>;
 let wallet: WalletClient<Transport, Chain, PrivateKeyAccount>;
@@ -219,13 +205,10 @@ describe('runtime bytecode comparison', () => {
 describe('explorer contracts', { timeout: 120_000 }, () => {
   before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'svc-explorer-contracts-'));
+    // The node's own explorer: its indexer, its access control (loopback is exempt on this devnet) and every route.
     node = await startNode(config());
-    const log = pino({ level: 'silent' });
-    indexer = new Indexer(node.services.chain, log);
-    node.services.events.on('block', () => void indexer.catchUp());
-    const services: ExplorerServices = { node: node.services, indexer, indexes: indexer.indexes, access: new OpenAccess() };
-    explorer = await startExplorerServer(services, [contractsRoutes], { host: '127.0.0.1', port: 0, log, rootRoutes: etherscanRoutes(services) });
-    base = `http://127.0.0.1:${explorer.port}`;
+    indexer = node.explorer.services.indexer;
+    base = node.explorerUrl;
 
     const chain = svcDevnet(node.rpcUrl);
     deployer = privateKeyToAccount(devPrivateKeys(2)[1]!);
@@ -241,8 +224,6 @@ describe('explorer contracts', { timeout: 120_000 }, () => {
   });
 
   after(async () => {
-    await explorer?.close();
-    await indexer?.stop();
     await node?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -577,6 +558,7 @@ describe('explorer contracts', { timeout: 120_000 }, () => {
 
   describe("Hardhat's verifier (hardhat-verify) against /api", () => {
     let project: string;
+    let apiKey: string;
     const hardhat = (args: string[]): Promise<{ code: number; out: string }> => {
       const env: NodeJS.ProcessEnv = {
         ...process.env,
@@ -584,6 +566,7 @@ describe('explorer contracts', { timeout: 120_000 }, () => {
         SVC_RPC_URL: node.rpcUrl,
         SVC_EXPLORER_API_URL: `${base}/api`,
         SVC_EXPLORER_URL: base,
+        SVC_EXPLORER_API_KEY: apiKey,
       };
       // hardhat-verify sends through a proxy when one is configured; ours is on loopback.
       for (const k of ['http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY']) delete env[k];
@@ -595,7 +578,17 @@ describe('explorer contracts', { timeout: 120_000 }, () => {
       });
     };
 
-    before(() => {
+    before(async () => {
+      // A developer's way in: an account, then an API key for the verifier.
+      const post = (route: string, body: unknown, token?: string) =>
+        fetch(`${base}/api/v1${route}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+        }).then(async (r) => ((await r.json()) as { data: Record<string, string> }).data);
+      const account = await post('/auth/register', { email: 'verifier@example.com', password: 'correct horse battery staple' });
+      apiKey = (await post('/api-keys', { name: 'hardhat-verify' }, account.accessToken)).key!;
+      assert.match(apiKey, /^svc_/);
       project = mkdtempSync(path.join(tmpdir(), 'svc-hardhat-verify-'));
       cpSync(path.join(repoRoot(), 'test', 'fixtures', 'hardhat-verify'), project, { recursive: true });
       symlinkSync(path.join(repoRoot(), 'node_modules'), path.join(project, 'node_modules'), 'dir');
