@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   const generator = buildLoadGenerator();
   const token = compileContract('TestToken.sol', 'TestToken');
   progress(`starting svc-node (devnet, ${blockTimeMs} ms blocks, RPC rate limit off, loopback exempt)`);
-  const node = await NodeProcess.start({ blockTimeMs, logLevel: 'warn', extraArgs: ['--rpc-rate-limit', '0'], readyTimeoutMs: 120_000 });
+  const node = await NodeProcess.start({ blockTimeMs, extraArgs: ['--rpc-rate-limit', '0'], readyTimeoutMs: 120_000 });
   try {
     const api = `${node.explorerUrl}/api/v1`;
     const senders = mnemonicAccounts(senderCount);
@@ -103,10 +103,14 @@ async function main(): Promise<void> {
     let filling = true;
     const sampler = (async () => {
       while (filling) {
-        const res = await fetch(`${api}/health/ready`);
-        const body = (await res.json()) as { data?: { lag: number }; error?: string };
-        const lag = body.data?.lag ?? Number(/(\d+) blocks behind/.exec(body.error ?? '')?.[1] ?? NaN);
-        if (Number.isFinite(lag)) lags.push(lag);
+        try {
+          const res = await fetch(`${api}/health/ready`);
+          const body = (await res.json()) as { data?: { lag: number }; error?: string };
+          const lag = body.data?.lag ?? Number(/(\d+) blocks behind/.exec(body.error ?? '')?.[1] ?? NaN);
+          if (Number.isFinite(lag)) lags.push(lag);
+        } catch (err) {
+          progress(`readiness probe failed: ${(err as Error).message}`);
+        }
         await new Promise((r) => setTimeout(r, 100));
       }
     })();

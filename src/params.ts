@@ -309,6 +309,8 @@ export const contracts = {
 
 /** WebSocket JSON-RPC (eth_subscribe) and the explorer's socket.io live feed; docs/realtime.md lists them. */
 export const ws = {
+  /** Open connections one server accepts; more get HTTP 503 at the upgrade. */
+  maxConnections: 10_000,
   /** Subscriptions one connection may hold (spec: 50 per connection). */
   maxSubscriptionsPerConnection: 50,
   /** Largest message a client may send, as the HTTP body cap (5 MiB); larger ones close the connection with 1009. */

@@ -13,6 +13,8 @@ import type { Dispatch, ExplorerServices } from './services.js';
 import { checkBody, parseParam } from './validate.js';
 
 export const API_PREFIX = '/api/v1';
+/** Idle keep-alive connections are closed after this long (as the JSON-RPC server: 120 s). */
+const KEEP_ALIVE_MS = 120_000;
 /** Largest JSON body accepted (Solidity standard JSON inputs for verification fit well within it). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -184,6 +186,9 @@ export async function startExplorerServer(
   app.use(root.allowedMethods({ throw: false }));
 
   const server = http.createServer(app.callback());
+  // Longer than the usual client idle timeouts, so a kept-alive connection is not closed under a request.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

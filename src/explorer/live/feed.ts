@@ -1,0 +1,236 @@
+// The explorer's live feed: socket.io on the explorer's own HTTP server, with rooms after Blockscout's
+// channels. Mined objects are published once the indexer has indexed their block and are read from
+// the indexes, so each payload is what the REST route answers for the same object.
+import type http from 'node:http';
+import type { Logger } from 'pino';
+import { Server as SocketServer, type Socket } from 'socket.io';
+import type { ProducedBlock } from '../../native/index.js';
+import { ws as wsParams } from '../../params.js';
+import { ValidatorWatch } from '../../rpc/ws/staking-changes.js';
+import { validatorView } from '../handlers/network.js';
+import { addressKey } from '../indexer/records.js';
+import type { ExplorerServices } from '../services.js';
+import { be } from '../store.js';
+import { addr, big, blockView, num, transferView, txSummaryView } from '../views.js';
+import { FIXED_ROOMS, InvalidRoomError, OBJECT_EVENTS, parseRoom } from './rooms.js';
+
+/** A running live feed. */
+export interface LiveFeed {
+  /** Disconnects every client and stops following the node; call before the explorer's server closes. */
+  close(): Promise<void>;
+}
+
+/** The acknowledgement of join and leave: the explorer's envelope. */
+type Ack = { ok: true; data: { room: string } } | { ok: false; error: string };
+
+/** Index entries read per scan while publishing one block. */
+const SCAN_PAGE = 1_000;
+/** How often clients are checked for packets piling up between blocks (pending transactions). */
+const SLOW_SWEEP_MS = 1_000;
+
+type Rpc = Record<string, unknown>;
+
+/** A pool transaction as GET /transactions/{hash} shows it before it is mined. */
+function pendingView(tx: Rpc): Record<string, unknown> {
+  return {
+    hash: tx.hash,
+    blockNumber: null,
+    status: 'pending',
+    from: addr(tx.from as string),
+    to: addr(tx.to as string | null),
+    value: big(tx.value),
+    nonce: num(tx.nonce),
+    gas: big(tx.gas),
+    maxFeePerGas: big(tx.maxFeePerGas ?? tx.gasPrice),
+    fee: null,
+    method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : tx.input,
+  };
+}
+
+/** Packets waiting for one client (engine.io keeps them in its private write buffer while the client does not read). */
+function queuedPackets(socket: Socket): number {
+  return (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer?.length ?? 0;
+}
+
+/** Attaches the live feed to a running explorer. */
+export function attachLiveFeed(explorer: { server: { http: http.Server }; services: ExplorerServices }, log: Logger): LiveFeed {
+  const feedLog = log.child({ module: 'live-feed' });
+  const { node, indexer, indexes } = explorer.services;
+  // CORS open as the REST API: explorers in browsers connect from their own origin.
+  const io = new SocketServer(explorer.server.http, { serveClient: false, cors: { origin: '*' } });
+  const rooms = io.of('/').adapter.rooms;
+  const members = (room: string): number => rooms.get(room)?.size ?? 0;
+  const addressRooms = new Set<string>();
+  const tokenRooms = new Set<string>();
+  io.of('/').adapter.on('create-room', (room: string) => {
+    if (room.startsWith('addresses:')) addressRooms.add(room);
+    else if (room.startsWith('tokens:')) tokenRooms.add(room);
+  });
+  io.of('/').adapter.on('delete-room', (room: string) => {
+    addressRooms.delete(room);
+    tokenRooms.delete(room);
+  });
+
+  io.on('connection', (socket) => {
+    const answer = (ack: unknown, run: () => string): void => {
+      let reply: Ack;
+      try {
+        reply = { ok: true, data: { room: run() } };
+      } catch (err) {
+        if (!(err instanceof InvalidRoomError)) throw err;
+        reply = { ok: false, error: err.message };
+      }
+      if (typeof ack === 'function') (ack as (reply: Ack) => void)(reply);
+    };
+    socket.on('join', (room: unknown, ack: unknown) =>
+      answer(ack, () => {
+        const name = parseRoom(room);
+        // socket.rooms holds the socket's own id room too.
+        if (!socket.rooms.has(name) && socket.rooms.size - 1 >= wsParams.liveMaxRoomsPerSocket) {
+          throw new InvalidRoomError(`at most ${wsParams.liveMaxRoomsPerSocket} rooms per connection; leave one first`);
+        }
+        void socket.join(name);
+        return name;
+      }),
+    );
+    socket.on('leave', (room: unknown, ack: unknown) =>
+      answer(ack, () => {
+        const name = parseRoom(room);
+        void socket.leave(name);
+        return name;
+      }),
+    );
+  });
+
+  /** Clients that stopped reading are cut before their queue grows without bound. */
+  const dropSlow = (): void => {
+    for (const socket of io.of('/').sockets.values()) {
+      const queued = queuedPackets(socket);
+      if (queued <= wsParams.liveMaxQueuedPackets) continue;
+      feedLog.warn({ id: socket.id, queued }, 'live feed client too slow: disconnected');
+      socket.disconnect(true);
+    }
+  };
+  const sweep = setInterval(dropSlow, SLOW_SWEEP_MS);
+  sweep.unref();
+
+  const publishBlock = (number: number, validatorChanges: Record<string, unknown>[]): void => {
+    const { chain } = node;
+    if (members('blocks:new_block') > 0) {
+      const block = chain.getBlock({ number }, false);
+      if (block) io.to('blocks:new_block').emit(FIXED_ROOMS['blocks:new_block'], blockView(block));
+    }
+    const blockKey = be(number, 8);
+    if (members('transactions:new_transaction') > 0) {
+      for (let from: Buffer | undefined; ; ) {
+        const page = indexes.txs.scan(blockKey, from, SCAN_PAGE, false);
+        for (const e of page) io.to('transactions:new_transaction').emit(FIXED_ROOMS['transactions:new_transaction'], txSummaryView(e.value));
+        if (page.length < SCAN_PAGE) break;
+        from = page[page.length - 1]!.key;
+      }
+    }
+    // Per-object rooms read the same index entries as /addresses/{a}/... and /tokens/{a}/transfers.
+    for (const room of addressRooms) {
+      if (members(room) === 0) continue;
+      const sub = Buffer.concat([addressKey(room.slice('addresses:'.length) as `0x${string}`), blockKey]);
+      for (let from: Buffer | undefined; ; ) {
+        const page = indexes.addressTxs.scan(sub, from, SCAN_PAGE, false);
+        for (const e of page) {
+          const tx = indexes.txs.get(e.key.subarray(20));
+          if (tx) io.to(room).emit(OBJECT_EVENTS.transaction, { ...txSummaryView(tx), roles: e.value.roles });
+        }
+        if (page.length < SCAN_PAGE) break;
+        from = page[page.length - 1]!.key;
+      }
+      for (let from: Buffer | undefined; ; ) {
+        const page = indexes.addressTransfers.scan(sub, from, SCAN_PAGE, false);
+        for (const e of page) {
+          io.to(room).emit(OBJECT_EVENTS.tokenTransfer, transferView(e.value, indexes.tokens.get(addressKey(e.value.token))));
+        }
+        if (page.length < SCAN_PAGE) break;
+        from = page[page.length - 1]!.key;
+      }
+    }
+    for (const room of tokenRooms) {
+      if (members(room) === 0) continue;
+      const tokenKey = addressKey(room.slice('tokens:'.length) as `0x${string}`);
+      const token = indexes.tokens.get(tokenKey);
+      const sub = Buffer.concat([tokenKey, blockKey]);
+      for (let from: Buffer | undefined; ; ) {
+        const page = indexes.tokenTransfers.scan(sub, from, SCAN_PAGE, false);
+        for (const e of page) io.to(room).emit(OBJECT_EVENTS.tokenTransfer, transferView(e.value, token));
+        if (page.length < SCAN_PAGE) break;
+        from = page[page.length - 1]!.key;
+      }
+    }
+    for (const change of validatorChanges) io.to('validators:changes').emit(FIXED_ROOMS['validators:changes'], change);
+    dropSlow();
+  };
+
+  // Validator changes are found at commit time (the ledger moves on with the next block) and published in block order.
+  const validators = new ValidatorWatch(() => node.app.staking.state);
+  let queue: Promise<void> = Promise.resolve();
+  let closed = false;
+  const onBlock = (produced: ProducedBlock): void => {
+    const number = produced.head.number;
+    let changes: Record<string, unknown>[] = [];
+    try {
+      const found = validators.next();
+      if (found.length > 0 && members('validators:changes') > 0) {
+        const scores = node.app.staking.scores();
+        changes = found.map((c) => ({
+          address: addr(c.address),
+          changes: c.kinds,
+          previousStatus: c.previousStatus,
+          blockNumber: number,
+          validator: c.validator === undefined ? null : validatorView(c.validator, scores.get(c.address)),
+          slashes: c.slashes.map((s) => ({ height: s.height, fractionBps: s.fractionBps, burned: (s.tokensBurned + s.unbondingBurned).toString(), reason: s.reason })),
+        }));
+      }
+    } catch (err) {
+      feedLog.error({ err, number }, 'live feed could not read validator changes');
+    }
+    queue = queue
+      .then(async () => {
+        if (closed) return;
+        await indexer.catchUp();
+        if (closed) return;
+        if (indexer.indexedHeight() < number) {
+          feedLog.warn({ number, indexed: indexer.indexedHeight() }, 'live feed: block not indexed, not published');
+          return;
+        }
+        publishBlock(number, changes);
+      })
+      .catch((err: unknown) => feedLog.error({ err, number }, 'live feed could not publish a block'));
+  };
+
+  const onPendingTransaction = (hash: Buffer): void => {
+    try {
+      if (members('transactions:new_pending_transaction') === 0) return;
+      const pooled = node.mempool.get(hash);
+      if (!pooled) return;
+      const view = pendingView(node.chain.pendingTransactionJson(pooled.raw, pooled.tx.from));
+      io.to('transactions:new_pending_transaction').emit(FIXED_ROOMS['transactions:new_pending_transaction'], view);
+    } catch (err) {
+      feedLog.error({ err }, 'live feed could not publish a pending transaction');
+    }
+  };
+
+  node.events.on('block', onBlock);
+  node.events.on('pendingTransaction', onPendingTransaction);
+  feedLog.info({ rooms: [...Object.keys(FIXED_ROOMS), 'addresses:<address>', 'tokens:<address>'] }, 'live feed attached');
+
+  return {
+    async close() {
+      if (closed) return;
+      closed = true;
+      node.events.off('block', onBlock);
+      node.events.off('pendingTransaction', onPendingTransaction);
+      clearInterval(sweep);
+      io.disconnectSockets(true);
+      // Not io.close(): that would close the explorer's HTTP server, which the explorer closes itself.
+      io.engine.close();
+      await queue;
+    },
+  };
+}
