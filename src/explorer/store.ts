@@ -18,13 +18,17 @@ export function decodeValue<T>(bytes: Buffer): T {
 
 /** Big-endian unsigned integer of `bytes` bytes. */
 export function be(value: number | bigint, bytes: number): Buffer {
-  const out = Buffer.alloc(bytes);
-  let v = BigInt(value);
-  for (let i = bytes - 1; i >= 0; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
+  if (typeof value === 'number' && bytes <= 6) {
+    const out = Buffer.alloc(bytes);
+    out.writeUIntBE(value, 0, bytes);
+    return out;
   }
-  return out;
+  if (typeof value === 'number' && bytes === 8) {
+    const out = Buffer.alloc(8);
+    out.writeBigUInt64BE(BigInt(value));
+    return out;
+  }
+  return Buffer.from(BigInt(value).toString(16).padStart(bytes * 2, '0'), 'hex');
 }
 
 export function readBe(bytes: Buffer): number {

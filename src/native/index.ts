@@ -221,6 +221,10 @@ export interface Chain {
   getAppValue(key: Buffer): Buffer | null;
   /** Every app key/value under `prefix`, in key order, at the head. */
   getAppEntries(prefix: Buffer): { key: Buffer; value: Buffer }[];
+  /** Indexes stored block `number` for the explorer when the index has reached the block before it (backfill of older data dirs); resolves whether it did. */
+  indexStoredBlock(number: number): Promise<boolean>;
+  /** Records a token's name, symbol and decimals in the explorer index and its search terms. */
+  setTokenMetadata(token: Buffer, name?: string, symbol?: string, decimals?: number): void;
   /** A value of a service column family (node-local data beside the chain), as last written. */
   serviceGet(cf: ServiceColumnFamily, key: Buffer): Buffer | null;
   /** Up to `limit` entries under `prefix`, from `from` (inclusive) forward, or backward when `reverse`. */

@@ -168,7 +168,7 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
         .with_database_ref(StoreDb { state: StateAt::Latest(&view) })
         .with_bundle_update()
         .build();
-    let mut included_txs: Vec<TxEnvelope> = Vec::with_capacity(req.txs.len());
+    let mut included_txs: Vec<SignedTransaction> = Vec::with_capacity(req.txs.len());
     let mut body = BlockBody { txs: Vec::with_capacity(req.txs.len()), senders: Vec::with_capacity(req.txs.len()) };
     let mut tx_hashes = Vec::with_capacity(req.txs.len());
     let mut receipts = Vec::with_capacity(req.txs.len());
@@ -216,7 +216,7 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
                 tx_hashes.push(tx.hash);
                 body.txs.push(raw.clone());
                 body.senders.push(*sender);
-                included_txs.push(tx.envelope);
+                included_txs.push(tx);
                 continue;
             }
             let result = match evm.transact_commit(tx_env(&tx, *sender)) {
@@ -233,7 +233,7 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
             tx_hashes.push(tx.hash);
             body.txs.push(raw.clone());
             body.senders.push(*sender);
-            included_txs.push(tx.envelope);
+            included_txs.push(tx);
         }
     }
     apply_moves(&mut state, &req.block_moves, None)?;
@@ -244,14 +244,31 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
     let update = apply_changes(&view, ph.state_root, changes)?;
     header.state_root = update.root;
     header.gas_used = gas_used;
-    header.transactions_root = transactions_root(&included_txs);
+    let envelopes: Vec<TxEnvelope> = included_txs.iter().map(|t| t.envelope.clone()).collect();
+    header.transactions_root = transactions_root(&envelopes);
     header.receipts_root = receipts_root(&receipts);
     header.logs_bloom = logs_bloom(&receipts);
     let hash = header_hash(&header);
     let rooted = Instant::now();
 
     drop(view);
-    let commit = BlockCommit { header: header.clone(), hash, body, tx_hashes: tx_hashes.clone(), receipts, state: update, app_writes: req.app_writes };
+    // The explorer's index goes into this block's batch when it has every block before this one.
+    let source = crate::index::ExplorerSource(store);
+    let explorer_writes = if svc_index::indexed_height(&source).map_err(crate::index::index_error)? == Some(ph.number) {
+        crate::index::block_writes(&source, &header, Some(ph.timestamp), &included_txs, &body.senders, &receipts)?
+    } else {
+        Vec::new()
+    };
+    let commit = BlockCommit {
+        header: header.clone(),
+        hash,
+        body,
+        tx_hashes: tx_hashes.clone(),
+        receipts,
+        state: update,
+        app_writes: req.app_writes,
+        explorer_writes,
+    };
     store.commit(commit)?;
     let committed = Instant::now();
     Ok(ProducedBlock {

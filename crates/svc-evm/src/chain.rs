@@ -64,7 +64,48 @@ impl Chain {
             }
             Some(_) => {}
         }
-        Ok(Self { store, chain_id: genesis.chain_id, config, producing: Mutex::new(()) })
+        let chain = Self { store, chain_id: genesis.chain_id, config, producing: Mutex::new(()) };
+        // A new database indexes its genesis block; an older one is brought up to date by index_stored_block.
+        chain.index_stored_block(0)?;
+        Ok(chain)
+    }
+
+    /// Indexes stored block `number` for the explorer when the index has reached the block
+    /// before it (databases made before the index existed, or whose index fell behind); blocks
+    /// produced while the index is current are indexed in their own batch. Returns whether it did.
+    pub fn index_stored_block(&self, number: u64) -> Result<bool, ChainError> {
+        let _guard = self.producing.lock();
+        let source = crate::index::ExplorerSource(&self.store);
+        let indexed = svc_index::indexed_height(&source).map_err(crate::index::index_error)?;
+        if indexed != number.checked_sub(1) {
+            return Ok(false);
+        }
+        let view = self.store.view();
+        let Some(block) = view.block(number)? else { return Ok(false) };
+        let body = view.body(number)?.ok_or_else(|| ChainError::Invalid(format!("block {number} has no body")))?;
+        let receipts = view.receipts(number)?.ok_or_else(|| ChainError::Invalid(format!("block {number} has no receipts")))?;
+        let txs = body
+            .txs
+            .iter()
+            .map(|raw| svc_primitives::SignedTransaction::decode(raw).map_err(|e| ChainError::Invalid(format!("stored transaction is corrupt: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let parent_timestamp = match number {
+            0 => None,
+            n => view.block(n - 1)?.map(|p| p.header.timestamp),
+        };
+        let writes = crate::index::block_writes(&source, &block.header, parent_timestamp, &txs, &body.senders, &receipts)?;
+        self.store.service_write("explorer", &writes)?;
+        Ok(true)
+    }
+
+    /// Records a token's name, symbol and decimals (read by the node after the token first moved)
+    /// and makes it searchable; serialised with block production so no block's update is lost.
+    pub fn set_token_metadata(&self, token: &Address, name: Option<&str>, symbol: Option<&str>, decimals: Option<u8>) -> Result<(), ChainError> {
+        let _guard = self.producing.lock();
+        let source = crate::index::ExplorerSource(&self.store);
+        let writes = svc_index::token_metadata_writes(&source, token, name, symbol, decimals).map_err(crate::index::index_error)?;
+        self.store.service_write("explorer", &writes)?;
+        Ok(())
     }
 
     pub fn chain_id(&self) -> u64 {

@@ -6,6 +6,7 @@ pub mod chain;
 pub mod db;
 pub mod errors;
 pub mod genesis;
+mod index;
 
 pub use block::{BalanceMove, BlockRequest, BlockTimings, ProducedBlock, SystemOutcome};
 pub use call::{CallOutcome, CallRequest, CallStatus, EstimateOutcome};

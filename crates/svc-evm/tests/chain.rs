@@ -285,3 +285,38 @@ fn fee_history_weights_tips_by_gas_used() {
     assert!(svc_store::query::fee_history(&view, 2, 1, &[]).is_err());
     assert!(svc_store::query::fee_history(&view, 1, 1, &[50.0, 10.0]).is_err());
 }
+
+#[test]
+fn the_explorer_index_is_written_with_each_block_and_a_backfill_rebuilds_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..3).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let (a, b) = (&keys[0], &keys[1]);
+    let probe = contract("Probe");
+    chain
+        .produce_block(request(&chain, vec![a.tx1559(0, Some(b.address), ETHER, vec![], 21_000), a.tx1559(1, None, 0, probe.bytecode.clone(), 500_000)], vec![a.address; 2]))
+        .unwrap();
+    chain.produce_block(request(&chain, vec![b.legacy(0, Some(keys[2].address), 5, vec![], 21_000, 2 * GWEI)], vec![b.address])).unwrap();
+    chain.produce_block(request(&chain, vec![], vec![])).unwrap();
+
+    let store = chain.store();
+    let all = || store.service_scan("explorer", b"", None, 100_000, false).unwrap();
+    let inline = all();
+    let key = |k: &str| inline.iter().find(|(key, _)| key.as_slice() == k.as_bytes()).map(|(_, v)| String::from_utf8(v.clone()).unwrap());
+    assert_eq!(key("m/indexed").as_deref(), Some("3"), "every block was indexed as it was made");
+    assert_eq!(key("m/transactions").as_deref(), Some("3"));
+    let contracts = inline.iter().filter(|(k, _)| k.starts_with(b"c/")).count();
+    assert_eq!(contracts, 1, "the deployment is a contract creation");
+    let history_of_b = inline.iter().filter(|(k, _)| k.starts_with(&[b"a/".as_slice(), b.address.as_slice()].concat())).count();
+    assert_eq!(history_of_b, 2, "b received one transaction and sent one");
+
+    // A database whose index is gone (or never existed) is rebuilt block by block to the same records.
+    let deletes: Vec<(Vec<u8>, Option<Vec<u8>>)> = inline.iter().map(|(k, _)| (k.clone(), None)).collect();
+    store.service_write("explorer", &deletes).unwrap();
+    assert!(!chain.index_stored_block(2).unwrap(), "a block waits for the one before it");
+    for n in 0..=3 {
+        assert!(chain.index_stored_block(n).unwrap(), "block {n}");
+    }
+    assert!(!chain.index_stored_block(4).unwrap(), "no block 4 yet");
+    assert_eq!(all(), inline);
+}

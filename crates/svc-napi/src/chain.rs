@@ -495,6 +495,22 @@ impl Chain {
         })
     }
 
+    /// Indexes stored block `number` for the explorer when the index has reached the block before it, off the JS thread.
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn index_stored_block(&self, number: i64) -> napi::Result<AsyncTask<IndexTask>> {
+        guarded(|| Ok(AsyncTask::new(IndexTask { chain: self.chain()?.clone(), number: to_count(number, "block number")? })))
+    }
+
+    /// Records a token's name, symbol and decimals in the explorer index and its search terms.
+    #[napi]
+    pub fn set_token_metadata(&self, token: Buffer, name: Option<String>, symbol: Option<String>, decimals: Option<u32>) -> napi::Result<()> {
+        guarded(|| {
+            let token = to_address(&token, "token")?;
+            let decimals = decimals.map(|d| u8::try_from(d).map_err(|_| js_error("decimals above 255"))).transpose()?;
+            self.chain()?.set_token_metadata(&token, name.as_deref(), symbol.as_deref(), decimals).map_err(js_error)
+        })
+    }
+
     /// A value of a service column family ("explorer" or "users"), as last written.
     #[napi]
     pub fn service_get(&self, cf: String, key: Buffer) -> napi::Result<Option<Buffer>> {
@@ -557,6 +573,24 @@ impl Task for ProduceTask {
             rejected: out.rejected.iter().map(|(h, reason)| RejectedTx { hash: buffer(h.as_slice()), reason: reason.clone() }).collect(),
             deferred: out.deferred.iter().map(|h| buffer(h.as_slice())).collect(),
         })
+    }
+}
+
+pub struct IndexTask {
+    chain: Arc<svc_evm::Chain>,
+    number: u64,
+}
+
+impl Task for IndexTask {
+    type Output = bool;
+    type JsValue = bool;
+
+    fn compute(&mut self) -> napi::Result<bool> {
+        compute(|| self.chain.index_stored_block(self.number).map_err(js_error))
+    }
+
+    fn resolve(&mut self, _env: Env, out: bool) -> napi::Result<bool> {
+        Ok(out)
     }
 }
 

@@ -43,6 +43,8 @@ pub struct BlockCommit {
     pub state: StateUpdate,
     /// Application key/values (None deletes), written in the same batch.
     pub app_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    /// The explorer's index records of this block (None deletes), written in the same batch.
+    pub explorer_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
 /// The RocksDB database of one data directory.
@@ -252,6 +254,13 @@ impl Store {
             match value {
                 Some(v) => batch.put_cf(app, key, v),
                 None => batch.delete_cf(app, key),
+            }
+        }
+        let explorer = cf(db, CF_EXPLORER);
+        for (key, value) in &block.explorer_writes {
+            match value {
+                Some(v) => batch.put_cf(explorer, key, v),
+                None => batch.delete_cf(explorer, key),
             }
         }
         batch.put_cf(cf(db, CF_META), META_HEAD, nkey);

@@ -41,6 +41,7 @@ fn commit(store: &Store, changes: StateChanges, receipts: Vec<TxReceipt>) -> (B2
         receipts,
         state: update,
         app_writes: Vec::new(),
+        explorer_writes: Vec::new(),
     };
     if parent.is_none() {
         store.commit_genesis(block, 9000).unwrap();

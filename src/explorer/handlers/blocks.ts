@@ -1,6 +1,6 @@
 // Blocks: read from the chain; block transactions from the index.
 import type { Handler } from '../definition.js';
-import { transfersOf, type RpcLog } from '../indexer/indexer.js';
+import { transfersOf, type RpcLog } from '../transfers.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
 import { be, readBe } from '../store.js';

@@ -3,7 +3,7 @@ import { revertReason } from '../../rpc/revert-reason.js';
 import type { Handler } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
 import type { ExplorerServices } from '../services.js';
-import { transfersOf, type RpcLog } from '../indexer/indexer.js';
+import { transfersOf, type RpcLog } from '../transfers.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
 import { addr, big, logView, lowerHex, num, transferView, txSummaryView } from '../views.js';

@@ -1,5 +1,6 @@
-// What the indexer keeps, and where: one repository per entity in the "explorer" column family.
-// Keys are prefix ++ big-endian parts, so scans walk blocks in order (newest first when reversed).
+// What the index holds, and where: one repository per entity in the "explorer" column family. The
+// records are written natively (crates/svc-index, same layouts); keys are prefix ++ big-endian
+// parts, so scans walk blocks in order (newest first when reversed).
 import type { Chain } from '../../native/index.js';
 import { be, Repository } from '../store.js';
 
@@ -117,6 +118,8 @@ export class ExplorerIndexes {
   readonly days: Repository<DayStats>;
   readonly dayActive: Repository<number>;
   readonly tokenSearch: Repository<number>;
+  /** Tokens whose name, symbol and decimals are still to be read. */
+  readonly metadataQueue: Repository<number>;
 
   constructor(chain: Chain) {
     const repo = <T>(prefix: string) => new Repository<T>(chain, 'explorer', Buffer.from(prefix, 'utf8'));
@@ -135,10 +138,12 @@ export class ExplorerIndexes {
     this.days = repo('d/');
     this.dayActive = repo('D/');
     this.tokenSearch = repo('s/');
+    this.metadataQueue = repo(METADATA_QUEUE.toString('utf8'));
   }
 }
 
 export const INDEXED_HEIGHT = Buffer.from('indexed', 'utf8');
+export const METADATA_QUEUE = Buffer.from('q/', 'utf8');
 /** Running totals kept under meta: transactions, addresses seen, tokens detected. */
 export const TOTAL_TRANSACTIONS = Buffer.from('transactions', 'utf8');
 export const TOTAL_ADDRESSES = Buffer.from('addresses', 'utf8');

@@ -60,6 +60,10 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
   const io = new SocketServer(explorer.server.http, { serveClient: false, cors: { origin: '*' } });
   const rooms = io.of('/').adapter.rooms;
   const members = (room: string): number => rooms.get(room)?.size ?? 0;
+  // The room goes with each event, so a client in several rooms knows which one an event is for.
+  const publish = (room: string, event: string, payload: unknown): void => {
+    io.to(room).emit(event, payload, room);
+  };
   const addressRooms = new Set<string>();
   const tokenRooms = new Set<string>();
   io.of('/').adapter.on('create-room', (room: string) => {
@@ -118,13 +122,13 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     const { chain } = node;
     if (members('blocks:new_block') > 0) {
       const block = chain.getBlock({ number }, false);
-      if (block) io.to('blocks:new_block').emit(FIXED_ROOMS['blocks:new_block'], blockView(block));
+      if (block) publish('blocks:new_block', FIXED_ROOMS['blocks:new_block'], blockView(block));
     }
     const blockKey = be(number, 8);
     if (members('transactions:new_transaction') > 0) {
       for (let from: Buffer | undefined; ; ) {
         const page = indexes.txs.scan(blockKey, from, SCAN_PAGE, false);
-        for (const e of page) io.to('transactions:new_transaction').emit(FIXED_ROOMS['transactions:new_transaction'], txSummaryView(e.value));
+        for (const e of page) publish('transactions:new_transaction', FIXED_ROOMS['transactions:new_transaction'], txSummaryView(e.value));
         if (page.length < SCAN_PAGE) break;
         from = page[page.length - 1]!.key;
       }
@@ -137,7 +141,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
         const page = indexes.addressTxs.scan(sub, from, SCAN_PAGE, false);
         for (const e of page) {
           const tx = indexes.txs.get(e.key.subarray(20));
-          if (tx) io.to(room).emit(OBJECT_EVENTS.transaction, { ...txSummaryView(tx), roles: e.value.roles });
+          if (tx) publish(room, OBJECT_EVENTS.transaction, { ...txSummaryView(tx), roles: e.value.roles });
         }
         if (page.length < SCAN_PAGE) break;
         from = page[page.length - 1]!.key;
@@ -145,7 +149,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
       for (let from: Buffer | undefined; ; ) {
         const page = indexes.addressTransfers.scan(sub, from, SCAN_PAGE, false);
         for (const e of page) {
-          io.to(room).emit(OBJECT_EVENTS.tokenTransfer, transferView(e.value, indexes.tokens.get(addressKey(e.value.token))));
+          publish(room, OBJECT_EVENTS.tokenTransfer, transferView(e.value, indexes.tokens.get(addressKey(e.value.token))));
         }
         if (page.length < SCAN_PAGE) break;
         from = page[page.length - 1]!.key;
@@ -158,12 +162,12 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
       const sub = Buffer.concat([tokenKey, blockKey]);
       for (let from: Buffer | undefined; ; ) {
         const page = indexes.tokenTransfers.scan(sub, from, SCAN_PAGE, false);
-        for (const e of page) io.to(room).emit(OBJECT_EVENTS.tokenTransfer, transferView(e.value, token));
+        for (const e of page) publish(room, OBJECT_EVENTS.tokenTransfer, transferView(e.value, token));
         if (page.length < SCAN_PAGE) break;
         from = page[page.length - 1]!.key;
       }
     }
-    for (const change of validatorChanges) io.to('validators:changes').emit(FIXED_ROOMS['validators:changes'], change);
+    for (const change of validatorChanges) publish('validators:changes', FIXED_ROOMS['validators:changes'], change);
     dropSlow();
   };
 
@@ -210,7 +214,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
       const pooled = node.mempool.get(hash);
       if (!pooled) return;
       const view = pendingView(node.chain.pendingTransactionJson(pooled.raw, pooled.tx.from));
-      io.to('transactions:new_pending_transaction').emit(FIXED_ROOMS['transactions:new_pending_transaction'], view);
+      publish('transactions:new_pending_transaction', FIXED_ROOMS['transactions:new_pending_transaction'], view);
     } catch (err) {
       feedLog.error({ err }, 'live feed could not publish a pending transaction');
     }

@@ -184,11 +184,11 @@ export class WsConnection implements SubscriptionOwner {
       .then(
         (answer) => {
           if (answer !== null) this.send(Buffer.from(answer, 'utf8'));
-          for (const sub of scope.opened) this.release(sub);
         },
         (err: unknown) => log.error({ err, ip: this.ip }, 'ws request failed'),
       )
       .finally(() => {
+        for (const sub of scope.opened) this.release(sub);
         this.inFlight--;
         if (!this.ended && this.socket.isPaused && this.inFlight < limits.maxInFlightRequests) this.socket.resume();
       });
