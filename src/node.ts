@@ -16,6 +16,8 @@ import { createMetrics } from './metrics.js';
 import { rpc as rpcParams, staking as stakingParams, type StakingParams } from './params.js';
 import { startRpcServer } from './rpc/server.js';
 import { startExplorer, type RunningExplorer } from './explorer/index.js';
+import { attachLiveFeed } from './explorer/live/feed.js';
+import { startWsServer } from './rpc/ws/server.js';
 
 export interface RunningNode {
   config: NodeConfig;
@@ -29,9 +31,14 @@ export interface RunningNode {
   /** Port the JSON-RPC server listens on (the actual one when 0 was asked for). */
   rpcPort: number;
   rpcUrl: string;
+  /** JSON-RPC over WebSocket (eth_subscribe) and its URL. */
+  wsPort: number;
+  wsUrl: string;
   /** The explorer (indexer and REST API) and its base URL (the API is under /api/v1). */
   explorer: RunningExplorer;
   explorerUrl: string;
+  /** The explorer's socket.io live feed, on the explorer's port. */
+  liveFeed: { close(): Promise<void> };
   /** Close RPC, stop block production (waiting for the block in flight), close the database. Idempotent. */
   stop(): Promise<void>;
 }
@@ -73,8 +80,21 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       coinbase,
       startingBlock: head.number,
     };
-    const server = await startRpcServer(services);
-    const explorer = await startExplorer(services, { host: config.rpcHost, port: config.explorerPort, log });
+    // Listeners started so far are closed again if a later one cannot start (a port in use).
+    const started: { close(): Promise<void> }[] = [];
+    let server, ws, explorer, liveFeed;
+    try {
+      server = await startRpcServer(services);
+      started.push(server);
+      ws = await startWsServer(services, log);
+      started.push(ws);
+      explorer = await startExplorer(services, { host: config.rpcHost, port: config.explorerPort, log });
+      started.push(explorer);
+      liveFeed = attachLiveFeed(explorer, log);
+    } catch (err) {
+      for (const s of started.reverse()) await s.close().catch(() => undefined);
+      throw err;
+    }
     const driver = new SoloDriver({
       app,
       events,
@@ -101,11 +121,17 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       coinbase,
       rpcPort: server.port,
       rpcUrl: httpUrl(config.rpcHost, server.port),
+      wsPort: ws.port,
+      wsUrl: httpUrl(config.rpcHost, ws.port).replace(/^http/, 'ws'),
       explorer,
       explorerUrl: httpUrl(config.rpcHost, explorer.server.port),
+      liveFeed,
       stop() {
         stopping ??= (async () => {
           try {
+            await ws.close();
+            // The feed is attached to the explorer's HTTP server: it goes first.
+            await liveFeed.close();
             await server.close();
             await explorer.close();
             await driver.stop();

@@ -43,6 +43,7 @@ interface Received {
 let node: RunningNode;
 let dataDir: string;
 let feed: LiveFeed;
+let ownsFeed = false;
 let socket: Socket;
 let tokenAddress: Address;
 const received = new Map<string, Received[]>();
@@ -79,7 +80,10 @@ before(async () => {
     rateLimitExemptLoopback: true,
   };
   node = await startNode(config, { log: silent });
-  feed = attachLiveFeed(node.explorer, silent);
+  // The node's own feed once src/node.ts attaches it (two socket.io servers cannot share one HTTP server).
+  const own = (node as { liveFeed?: LiveFeed }).liveFeed;
+  feed = own ?? attachLiveFeed(node.explorer, silent);
+  ownsFeed = own === undefined;
   const hash = await wallet(0).deployContract({ abi: token.abi, bytecode: token.bytecode, args: [10n ** 24n] });
   tokenAddress = (await publicClient().waitForTransactionReceipt({ hash })).contractAddress!;
 
@@ -97,7 +101,7 @@ before(async () => {
 
 after(async () => {
   socket?.disconnect();
-  await feed?.close();
+  if (ownsFeed) await feed.close();
   await node?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });

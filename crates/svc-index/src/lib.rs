@@ -278,9 +278,10 @@ pub fn index_block(source: &dyn IndexSource, block: &IndexBlock<'_>) -> Result<V
         }
         Ok(())
     };
-    let role = |b: &mut Batch<'_>, a: &Address, at: &[u8], r: &str| {
+    // An address's history entry carries the transaction's summary, so a page of history is one scan.
+    let role = |b: &mut Batch<'_>, a: &Address, at: &[u8], r: &str, summary: &Value| {
         let k = key(b"a/", &[a.as_slice(), at]);
-        let mut v = b.get_new(&k).unwrap_or_else(|| json!({ "roles": [] }));
+        let mut v = b.get_new(&k).unwrap_or_else(|| json!({ "roles": [], "tx": summary }));
         let roles = v["roles"].as_array_mut().expect("roles is an array");
         if !roles.iter().any(|x| x == r) {
             roles.push(json!(r));
@@ -305,19 +306,19 @@ pub fn index_block(source: &dyn IndexSource, block: &IndexBlock<'_>) -> Result<V
             "gasPrice": big(tx.gas_price),
             "method": method,
         });
-        b.put(key(b"t/", &[&at]), Some(summary));
+        b.put(key(b"t/", &[&at]), Some(summary.clone()));
         counter(&mut stats, "transactions", 1);
         gas_price_sum += U256::from(tx.gas_price);
-        role(&mut b, &tx.from, &at, "from");
+        role(&mut b, &tx.from, &at, "from", &summary);
         seen(&mut b, &mut stats, &tx.from, false)?;
         if let Some(to) = &tx.to {
-            role(&mut b, to, &at, "to");
+            role(&mut b, to, &at, "to", &summary);
             if *to != tx.from {
                 seen(&mut b, &mut stats, to, false)?;
             }
         }
         if let (Some(created), true) = (&tx.created, tx.success) {
-            role(&mut b, created, &at, "created");
+            role(&mut b, created, &at, "created", &summary);
             seen(&mut b, &mut stats, created, false)?;
             b.put(
                 key(b"c/", &[created.as_slice()]),
@@ -334,7 +335,7 @@ pub fn index_block(source: &dyn IndexSource, block: &IndexBlock<'_>) -> Result<V
                     if party == Address::ZERO {
                         continue;
                     }
-                    role(&mut b, &party, &at, "token");
+                    role(&mut b, &party, &at, "token", &summary);
                     seen(&mut b, &mut stats, &party, true)?;
                 }
             }

@@ -73,10 +73,7 @@ export const addressHandlers: Record<string, Handler> = {
           at = chunk[chunk.length - 1]!.key;
         }
       },
-      (e) => {
-        const tx = indexes.txs.get(e.key);
-        return tx ? { ...txSummaryView(tx), roles: e.value.roles } : { position: e.key.toString('hex'), roles: e.value.roles };
-      },
+      (e) => ({ ...txSummaryView(e.value.tx), roles: e.value.roles }),
     );
   },
 

@@ -26,9 +26,10 @@ export interface TxSummary {
   method: Hex;
 }
 
-/** How an address took part in a transaction. */
+/** How an address took part in a transaction, with the transaction's summary. */
 export interface AddressRole {
   roles: ('from' | 'to' | 'created' | 'token')[];
+  tx: TxSummary;
 }
 
 export interface TokenRecord {

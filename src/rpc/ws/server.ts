@@ -117,13 +117,20 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
     wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req.socket.remoteAddress ?? ''));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.wsPort, config.rpcHost, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.wsPort, config.rpcHost, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // Port taken or host unknown: leave nothing listening to the node's events.
+    hub.close();
+    filters.close();
+    throw err;
+  }
   server.on('error', (err) => wsLog.error({ err }, 'ws server error'));
   const port = (server.address() as AddressInfo).port;
   wsLog.info({ host: config.rpcHost, port }, 'ws listening');
