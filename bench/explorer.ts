@@ -4,13 +4,11 @@
 // same run, what a client without the index pays for an address's token history: eth_getLogs over
 // the whole chain on the same node. Prints a table; asserts nothing.
 import { parseArgs } from 'node:util';
-import { encodeFunctionData, pad, type Address, type Hex } from 'viem';
+import { pad, type Address } from 'viem';
 import { NodeProcess } from '../test/support/node-process.js';
-import { DEV_CHAIN_ID } from '../test/support/dev-accounts.js';
 import { compileContract } from '../test/support/solc.js';
-import { RpcHttpClient } from './support/http-client.js';
 import { buildLoadGenerator, measureRequests, type LoadResult } from './support/load.js';
-import { deployAndFund, mnemonicAccounts, submitAndCount, type TransferFixture } from './support/transfers.js';
+import { deployAndFund, mnemonicAccounts, presignTransfers, submitAndCount } from './support/transfers.js';
 
 /** Transactions submitted at once: below the pool's 50,000. */
 const WAVE_TRANSACTIONS = 40_000;
@@ -29,35 +27,6 @@ function intOption(value: string | undefined, name: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
   return n;
-}
-
-/** Signs `perSender` transfers per sender, round-robin over its three recipients. */
-async function presign(url: string, fixture: TransferFixture, recipients: Address[], abi: unknown, perSender: number): Promise<Hex[][]> {
-  const client = new RpcHttpClient(url, 4);
-  const out: Hex[][] = [];
-  for (const [i, sender] of fixture.senders.entries()) {
-    const start = Number(await client.call<Hex>('eth_getTransactionCount', [sender.address, 'pending']));
-    const txs: Hex[] = [];
-    for (let k = 0; k < perSender; k++) {
-      const to = recipients[(i * 3 + (k % 3)) % recipients.length]!;
-      txs.push(
-        await sender.signTransaction({
-          type: 'eip1559',
-          chainId: DEV_CHAIN_ID,
-          nonce: start + k,
-          to: fixture.token,
-          data: encodeFunctionData({ abi: abi as never, functionName: 'transfer', args: [to, 1n] } as never),
-          gas: 60_000n,
-          maxFeePerGas: 100_000_000_000n,
-          maxPriorityFeePerGas: 1_000_000_000n,
-        }),
-      );
-    }
-    out.push(txs);
-    if (i % 50 === 49) progress(`signed for ${i + 1}/${fixture.senders.length} senders`);
-  }
-  client.close();
-  return out;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -98,7 +67,15 @@ async function main(): Promise<void> {
     const fixture = await deployAndFund(node.url, token, senders);
     const recipients = Array.from({ length: senderCount * 3 }, (_, i) => `0x${(0xbe000000 + i).toString(16).padStart(40, '0')}` as Address);
     progress(`signing ${perSender * senderCount} transfers`);
-    const signed = await presign(node.url, fixture, recipients, token.abi, perSender);
+    // Round-robin over three recipients per sender.
+    const signed = await presignTransfers(
+      node.url,
+      fixture,
+      token,
+      perSender,
+      (i, k) => recipients[(i * 3 + (k % 3)) % recipients.length]!,
+      (done) => done % 50 === 0 && progress(`signed for ${done}/${senderCount} senders`),
+    );
 
     // Index lag while the chain fills: sampled every 100 ms from the readiness route.
     const lags: number[] = [];

@@ -22,6 +22,7 @@ import type { Indexer } from '../src/explorer/indexer/indexer.js';
 import { startExplorerServer, type ExplorerServer } from '../src/explorer/server.js';
 import type { ExplorerServices } from '../src/explorer/services.js';
 import { createLogger } from '../src/log.js';
+import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, chain as chainParams, explorer as params } from '../src/params.js';
 
@@ -38,19 +39,7 @@ let base: string;
 let clock = Math.floor(Date.now() / DAY_MS) * DAY_MS + 3_600_000;
 
 function config(): NodeConfig {
-  return {
-    network: 'devnet',
-    chainId: CHAIN_ID.devnet,
-    dataDir,
-    rpcHost: '127.0.0.1',
-    rpcPort: 0,
-    wsPort: 0,
-    explorerPort: 0,
-    blockTimeMs: 200,
-    logLevel: 'silent',
-    rpcRateLimit: 0,
-    rateLimitExemptLoopback: true,
-  };
+  return devnetConfig(dataDir);
 }
 
 interface Reply {

@@ -26,8 +26,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { NodeConfig } from '../src/config.js';
 import { compareRuntime, splitMetadata } from '../src/explorer/contracts/bytecode.js';
 import type { Indexer } from '../src/explorer/indexer/indexer.js';
+import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
-import { CHAIN_ID } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { repoRoot } from './support/repo.js';
 import { contractsDir } from './support/solc.js';
@@ -162,19 +162,7 @@ async function pollStatus(guid: string, encoding: Encoding = 'query'): Promise<a
 }
 
 function config(): NodeConfig {
-  return {
-    network: 'devnet',
-    chainId: CHAIN_ID.devnet,
-    dataDir,
-    rpcHost: '127.0.0.1',
-    rpcPort: 0,
-    wsPort: 0,
-    explorerPort: 0,
-    blockTimeMs: 200,
-    logLevel: 'silent',
-    rpcRateLimit: 0,
-    rateLimitExemptLoopback: true,
-  };
+  return devnetConfig(dataDir);
 }
 
 describe('runtime bytecode comparison', () => {

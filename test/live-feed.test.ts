@@ -10,10 +10,10 @@ import pino from 'pino';
 import { io as connect, type Socket } from 'socket.io-client';
 import { createPublicClient, createWalletClient, http, parseEther, parseGwei, type Abi, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { NodeConfig } from '../src/config.js';
 import { attachLiveFeed, type LiveFeed } from '../src/explorer/live/feed.js';
+import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
-import { CHAIN_ID, system } from '../src/params.js';
+import { system } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { repoRoot } from './support/repo.js';
 import { compileContract } from './support/solc.js';
@@ -66,19 +66,7 @@ async function join(room: unknown): Promise<{ ok: boolean; data?: { room: string
 
 before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-live-feed-'));
-  const config: NodeConfig = {
-    network: 'devnet',
-    chainId: CHAIN_ID.devnet,
-    dataDir,
-    rpcHost: '127.0.0.1',
-    rpcPort: 0,
-    wsPort: 0,
-    explorerPort: 0,
-    blockTimeMs: 100,
-    logLevel: 'silent',
-    rpcRateLimit: 0,
-    rateLimitExemptLoopback: true,
-  };
+  const config = devnetConfig(dataDir, { blockTimeMs: 100 });
   node = await startNode(config, { log: silent });
   // The node's own feed once src/node.ts attaches it (two socket.io servers cannot share one HTTP server).
   const own = (node as { liveFeed?: LiveFeed }).liveFeed;

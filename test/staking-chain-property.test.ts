@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { encodeFunctionData, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { NodeConfig } from '../src/config.js';
 import { faucetAccount } from '../src/chain/genesis.js';
+import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, chain as chainParams, staking as defaultStaking, system, type StakingParams } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
@@ -49,19 +49,7 @@ let clockMs = chainParams.genesisTimestamp.devnet * 1000;
 
 before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-staking-prop-'));
-  const config: NodeConfig = {
-    network: 'devnet',
-    chainId: CHAIN_ID.devnet,
-    dataDir,
-    rpcHost: '127.0.0.1',
-    rpcPort: 0,
-    wsPort: 0,
-    explorerPort: 0,
-    blockTimeMs: chainParams.maxBlockTimeMs,
-    logLevel: 'silent',
-    rpcRateLimit: 0,
-    rateLimitExemptLoopback: true,
-  };
+  const config = devnetConfig(dataDir, { blockTimeMs: chainParams.maxBlockTimeMs });
   node = await startNode(config, { stakingParams: PARAMS, now: () => clockMs });
 });
 

@@ -20,9 +20,9 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { NodeConfig } from '../src/config.js';
+import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
-import { CHAIN_ID, chain as chainParams, staking as defaultStaking, system, type StakingParams } from '../src/params.js';
+import { chain as chainParams, staking as defaultStaking, system, type StakingParams } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { repoRoot } from './support/repo.js';
 import { svcDevnet } from './support/viem-chain.js';
@@ -111,20 +111,8 @@ interface Delegation {
 
 before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-staking-'));
-  const config: NodeConfig = {
-    network: 'devnet',
-    chainId: CHAIN_ID.devnet,
-    dataDir,
-    rpcHost: '127.0.0.1',
-    rpcPort: 0,
-    wsPort: 0,
-    explorerPort: 0,
-    // Blocks are made by the test, one at a time.
-    blockTimeMs: chainParams.maxBlockTimeMs,
-    logLevel: 'silent',
-    rpcRateLimit: 0,
-    rateLimitExemptLoopback: true,
-  };
+  // Blocks are made by the test, one at a time.
+  const config = devnetConfig(dataDir, { blockTimeMs: chainParams.maxBlockTimeMs });
   node = await startNode(config, { stakingParams: PARAMS, now: () => clockMs });
   client = createPublicClient({ chain: svcDevnet(node.rpcUrl), transport: http(node.rpcUrl) });
 });

@@ -30,7 +30,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
-import type { NodeConfig } from '../src/config.js';
+import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, system, ws as wsParams } from '../src/params.js';
 import { TOO_SLOW_REASON } from '../src/rpc/ws/connection.js';
@@ -155,19 +155,7 @@ function wallet(index: number): WalletClient<Transport, Chain, PrivateKeyAccount
 
 before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-ws-rpc-'));
-  const config: NodeConfig = {
-    network: 'devnet',
-    chainId: CHAIN_ID.devnet,
-    dataDir,
-    rpcHost: '127.0.0.1',
-    rpcPort: 0,
-    wsPort: 0,
-    explorerPort: 0,
-    blockTimeMs: BLOCK_TIME_MS,
-    logLevel: 'silent',
-    rpcRateLimit: 0,
-    rateLimitExemptLoopback: true,
-  };
+  const config = devnetConfig(dataDir, { blockTimeMs: BLOCK_TIME_MS });
   node = await startNode(config, { log: silent });
   server = await startWsServer(node.services, silent);
   wsUrl = `ws://127.0.0.1:${server.port}`;

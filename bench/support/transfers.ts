@@ -65,15 +65,25 @@ export async function deployAndFund(url: string, token: CompiledContract, sender
   return { token: address, senders, sinks };
 }
 
-/** Sign `perSender` transfers of 1 token unit from each sender to its sink, starting at its pending nonce. */
-export async function presignTransfers(url: string, fixture: TransferFixture, token: CompiledContract, perSender: number): Promise<Hex[][]> {
+/**
+ * Sign `perSender` transfers of 1 token unit from each sender, starting at its pending nonce: the
+ * k-th transfer of sender i goes to `recipient(i, k)` (default: the sender's sink).
+ */
+export async function presignTransfers(
+  url: string,
+  fixture: TransferFixture,
+  token: CompiledContract,
+  perSender: number,
+  recipient: (sender: number, k: number) => Address = (i) => fixture.sinks[i]!,
+  onSender?: (done: number) => void,
+): Promise<Hex[][]> {
   const client = new RpcHttpClient(url, 4);
   const signed: Hex[][] = [];
   for (const [i, sender] of fixture.senders.entries()) {
     const start = Number(await client.call<Hex>('eth_getTransactionCount', [sender.address, 'pending']));
-    const data = encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [fixture.sinks[i]!, 1n] });
     const txs: Hex[] = [];
     for (let k = 0; k < perSender; k++) {
+      const data = encodeFunctionData({ abi: token.abi, functionName: 'transfer', args: [recipient(i, k), 1n] });
       txs.push(
         await sender.signTransaction({
           type: 'eip1559',
@@ -88,6 +98,7 @@ export async function presignTransfers(url: string, fixture: TransferFixture, to
       );
     }
     signed.push(txs);
+    onSender?.(i + 1);
   }
   client.close();
   return signed;

@@ -5,9 +5,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { RouteDef } from './definition.js';
-import { BadRequestError, ExplorerError, PayloadTooLargeError, toJson } from './envelope.js';
+import { BadRequestError, ExplorerError, toJson } from './envelope.js';
 import type { Hex } from './indexer/records.js';
-import { MAX_BODY_BYTES } from './server.js';
+import { readJson } from './server.js';
 import type { ExplorerServices } from './services.js';
 import type { VerifiedContract } from './contracts/records.js';
 import { parseVerificationRequest } from './contracts/request.js';
@@ -56,27 +56,10 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** The parameters of a POST body: form fields or a JSON object. */
 async function readBody(ctx: Context): Promise<Record<string, unknown>> {
-  if (Number(ctx.get('content-length') || 0) > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  if (ctx.get('content-type').split(';')[0]!.trim().toLowerCase() === 'application/json') {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new BadRequestError('body is not valid JSON');
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BadRequestError('the JSON body must be an object');
-    return value as Record<string, unknown>;
-  }
-  return Object.fromEntries(new URLSearchParams(text));
+  const value = await readJson(ctx);
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BadRequestError('the JSON body must be an object');
+  return value as Record<string, unknown>;
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);

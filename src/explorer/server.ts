@@ -25,8 +25,8 @@ export interface ExplorerServer {
   close(): Promise<void>;
 }
 
-/** Reads a JSON body up to MAX_BODY_BYTES; larger bodies are 413. */
-async function readJson(ctx: Context): Promise<unknown> {
+/** Reads a JSON (or form-urlencoded) body up to MAX_BODY_BYTES; larger bodies are 413. */
+export async function readJson(ctx: Context): Promise<unknown> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   const chunks: Buffer[] = [];
@@ -36,7 +36,7 @@ async function readJson(ctx: Context): Promise<unknown> {
     if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
     chunks.push(chunk);
   }
-  if (size === 0) return undefined;
+  if (size === 0 || Buffer.concat(chunks).toString('utf8').trim() === '') return undefined;
   const type = ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
   const text = Buffer.concat(chunks).toString('utf8');
   if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));

@@ -11,9 +11,23 @@ export function encodeValue(value: unknown): Buffer {
 }
 
 export function decodeValue<T>(bytes: Buffer): T {
-  return JSON.parse(bytes.toString('utf8'), (_k, v: unknown) =>
-    typeof v === 'string' && v.startsWith(BIGINT_TAG) ? BigInt(v.slice(BIGINT_TAG.length)) : v,
-  ) as T;
+  const text = bytes.toString('utf8');
+  const value = JSON.parse(text) as unknown;
+  // A walk over the parsed value is several times faster than JSON.parse's reviver callback.
+  return (text.includes('\\u0000n:') ? revive(value) : value) as T;
+}
+
+function revive(v: unknown): unknown {
+  if (typeof v === 'string') return v.startsWith(BIGINT_TAG) ? BigInt(v.slice(BIGINT_TAG.length)) : v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = revive(v[i]);
+    return v;
+  }
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    for (const k in o) o[k] = revive(o[k]);
+  }
+  return v;
 }
 
 /** Big-endian unsigned integer of `bytes` bytes. */

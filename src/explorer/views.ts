@@ -10,7 +10,21 @@ type Rpc = Record<string, unknown>;
 
 export const big = (hex: unknown): string => BigInt((hex as string | undefined) ?? '0x0').toString();
 export const num = (hex: unknown): number => Number(BigInt((hex as string | undefined) ?? '0x0'));
-export const addr = (a: string | null | undefined): string | null => (a ? checksumAddress(Buffer.from(a.slice(2), 'hex')) : null);
+/** Checksummed forms already computed (keccak per address is most of a page's cost); bounded. */
+const checksums = new Map<string, string>();
+const MAX_CHECKSUMS = 100_000;
+
+export function addr(a: string | null | undefined): string | null {
+  if (!a) return null;
+  const key = a.toLowerCase();
+  let out = checksums.get(key);
+  if (out === undefined) {
+    if (checksums.size >= MAX_CHECKSUMS) checksums.clear();
+    out = checksumAddress(Buffer.from(key.slice(2), 'hex'));
+    checksums.set(key, out);
+  }
+  return out;
+}
 
 export const blockSchema: Schema = {
   type: 'object',
@@ -88,6 +102,23 @@ export function txSummaryView(t: TxSummary): Record<string, unknown> {
     gasPrice: t.gasPrice.toString(),
     fee: (t.gasUsed * t.gasPrice).toString(),
     method: t.method,
+  };
+}
+
+/** A pool transaction, as lists and GET /transactions/{hash} show it before it is mined. */
+export function pendingView(tx: Rpc): Record<string, unknown> {
+  return {
+    hash: tx.hash,
+    blockNumber: null,
+    status: 'pending',
+    from: addr(tx.from as string),
+    to: addr(tx.to as string | null),
+    value: big(tx.value),
+    nonce: num(tx.nonce),
+    gas: big(tx.gas),
+    maxFeePerGas: big(tx.maxFeePerGas ?? tx.gasPrice),
+    fee: null,
+    method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : tx.input,
   };
 }
 

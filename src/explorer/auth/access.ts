@@ -12,7 +12,7 @@ import type { AccessControl, ExplorerServices } from '../services.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { Accounts } from './accounts.js';
 import type { ApiKeys } from './api-keys.js';
-import { clientKey, isLoopback } from './client-ip.js';
+import { clientKey, isLoopback } from '../../net/client-ip.js';
 import { SlidingWindowLimiter, type RateDecision } from './rate-limit.js';
 import type { RefreshTokenFamilies } from './refresh-tokens.js';
 import { utcDay, type ApiKeyRecord, type UsersStore } from './store.js';

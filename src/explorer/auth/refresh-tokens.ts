@@ -7,7 +7,7 @@ import { explorer as params } from '../../params.js';
 import { UnauthorizedError } from '../envelope.js';
 import { API_PREFIX } from '../server.js';
 import { commit, type Write } from '../store.js';
-import { isLoopback } from './client-ip.js';
+import { isLoopback } from '../../net/client-ip.js';
 import { idKey, newId, type RefreshTokenFamily, type RefreshTokenRecord, type UsersStore } from './store.js';
 
 export const REFRESH_COOKIE = 'svc_refresh';

@@ -6,27 +6,10 @@ import type { ExplorerServices } from '../services.js';
 import { transfersOf, type RpcLog } from '../transfers.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
-import { addr, big, logView, lowerHex, num, transferView, txSummaryView } from '../views.js';
+import { addr, big, logView, lowerHex, num, pendingView, transferView, txSummaryView } from '../views.js';
 
 type Rpc = Record<string, unknown>;
 const hashBytes = (h: string) => Buffer.from(h.slice(2), 'hex');
-
-/** A pool transaction as lists show it. */
-function pendingView(tx: Rpc): Record<string, unknown> {
-  return {
-    hash: tx.hash,
-    blockNumber: null,
-    status: 'pending',
-    from: addr(tx.from as string),
-    to: addr(tx.to as string | null),
-    value: big(tx.value),
-    nonce: num(tx.nonce),
-    gas: big(tx.gas),
-    maxFeePerGas: big(tx.maxFeePerGas ?? tx.gasPrice),
-    fee: null,
-    method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : tx.input,
-  };
-}
 
 function mined(services: ExplorerServices, hash: string): { tx: Rpc; receipt: Rpc } {
   const { chain } = services.node;

@@ -11,7 +11,7 @@ import { validatorView } from '../handlers/network.js';
 import { addressKey } from '../indexer/records.js';
 import type { ExplorerServices } from '../services.js';
 import { be } from '../store.js';
-import { addr, big, blockView, num, transferView, txSummaryView } from '../views.js';
+import { addr, blockView, pendingView, transferView, txSummaryView } from '../views.js';
 import { FIXED_ROOMS, InvalidRoomError, OBJECT_EVENTS, parseRoom } from './rooms.js';
 
 /** A running live feed. */
@@ -29,23 +29,6 @@ const SCAN_PAGE = 1_000;
 const SLOW_SWEEP_MS = 1_000;
 
 type Rpc = Record<string, unknown>;
-
-/** A pool transaction as GET /transactions/{hash} shows it before it is mined. */
-function pendingView(tx: Rpc): Record<string, unknown> {
-  return {
-    hash: tx.hash,
-    blockNumber: null,
-    status: 'pending',
-    from: addr(tx.from as string),
-    to: addr(tx.to as string | null),
-    value: big(tx.value),
-    nonce: num(tx.nonce),
-    gas: big(tx.gas),
-    maxFeePerGas: big(tx.maxFeePerGas ?? tx.gasPrice),
-    fee: null,
-    method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : tx.input,
-  };
-}
 
 /** Packets waiting for one client (engine.io keeps them in its private write buffer while the client does not read). */
 function queuedPackets(socket: Socket): number {

@@ -2,7 +2,7 @@
 // limiter (crates/svc-rpc-http/src/limiter.rs), which JavaScript cannot reach: a token bucket per
 // client refilled at config.rpcRateLimit per second up to one second's worth; a message needs one
 // token to be admitted and a batch then pays for its other items, possibly going into debt.
-import { isIPv4, isIPv6 } from 'node:net';
+import { clientKey, isLoopback } from '../../net/client-ip.js';
 
 /** How often buckets that have refilled are forgotten. */
 const SWEEP_INTERVAL_MS = 10_000;
@@ -11,36 +11,6 @@ interface Bucket {
   tokens: number;
   /** Last refill, milliseconds (monotonic clock). */
   at: number;
-}
-
-/** The IPv4 address inside an IPv4-mapped IPv6 address, else the address unchanged. */
-function unmapped(ip: string): string {
-  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1] ?? ip;
-}
-
-/** The eight 16-bit groups of an IPv6 address. */
-function ipv6Groups(ip: string): number[] {
-  const [head, tail] = ip.includes('::') ? ip.split('::') : [ip, undefined];
-  const part = (s: string | undefined) => (s ? s.split(':') : []);
-  const left = part(head);
-  const right = part(tail);
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return groups.map((g) => parseInt(g, 16) || 0);
-}
-
-/** Whether the address is the local host: 127.0.0.0/8, ::1, or their IPv4-mapped forms. */
-export function isLoopback(ip: string): boolean {
-  const v4 = unmapped(ip);
-  if (isIPv4(v4)) return v4.startsWith('127.');
-  return isIPv6(ip) && ipv6Groups(ip).every((g, i) => g === (i === 7 ? 1 : 0));
-}
-
-/** IPv4 clients by address (mapped ones too); IPv6 clients by their /64, the block one subscriber usually holds. */
-export function clientKey(ip: string): string {
-  const v4 = unmapped(ip);
-  if (isIPv4(v4) || !isIPv6(v4)) return v4;
-  const groups = ipv6Groups(v4).slice(0, 4);
-  return `${groups.map((g) => g.toString(16)).join(':')}::/64`;
 }
 
 /** The answer to "may this client send a request now?". */

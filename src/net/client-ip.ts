@@ -1,5 +1,6 @@
-// Who a request comes from, for per-IP limits: IPv4 addresses as they are, IPv6 by their /64
-// (one subscriber usually holds a whole /64, so single addresses would be free to rotate).
+// Who a request comes from, for per-IP limits (JSON-RPC over WebSocket, the explorer): IPv4
+// addresses as they are, IPv6 by their /64 (one subscriber usually holds a whole /64, so single
+// addresses would be free to rotate). The HTTP JSON-RPC limiter applies the same rule natively.
 import { isIPv4, isIPv6 } from 'node:net';
 
 /** The IPv4 address inside an IPv4-mapped IPv6 address, else the address unchanged. */
