@@ -300,6 +300,22 @@ describe('Envelope and OpenAPI', () => {
     assert.equal(((await res.json()) as { ok: boolean }).ok, false);
   });
 
+  it('every public route with a path parameter refuses a malformed one with 400', async () => {
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security: Record<string, unknown>[]; parameters: { name: string; in: string }[] }>>;
+    };
+    const bad: Record<string, string> = { address: '0x12', hash: '0xnothex', id: 'abc', guid: '!' };
+    let checked = 0;
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      const get = ops.get;
+      if (!get || !p.includes('{') || get.security.some((s) => 'bearer' in s)) continue;
+      const route = p.replace(/\{(\w+)\}/g, (_m, name: string) => bad[name] ?? 'x');
+      await refused(route, 400);
+      checked++;
+    }
+    assert.ok(checked >= 20, `${checked} routes checked`);
+  });
+
   it('documents every route, and every documented GET route without path parameters answers', async () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     assert.equal(doc.openapi, '3.1.0');
