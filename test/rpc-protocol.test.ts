@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { mnemonicToAccount } from 'viem/accounts';
 import type { NodeConfig } from '../src/config.js';
+import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, chain as chainParams, rpc as rpcParams, rpcErrorCode } from '../src/params.js';
 import { startRpcServer, type RpcServer } from '../src/rpc/server.js';
@@ -61,20 +62,7 @@ async function sendTransaction(tx: { to?: `0x${string}`; data?: `0x${string}`; v
 }
 
 function config(overrides: Partial<NodeConfig> = {}): NodeConfig {
-  return {
-    network: 'devnet',
-    chainId: CHAIN_ID.devnet,
-    dataDir,
-    rpcHost: '127.0.0.1',
-    rpcPort: 0,
-    wsPort: 0,
-    explorerPort: 0,
-    blockTimeMs: BLOCK_TIME_MS,
-    logLevel: 'silent',
-    rpcRateLimit: 0,
-    rateLimitExemptLoopback: true,
-    ...overrides,
-  };
+  return devnetConfig(dataDir, { blockTimeMs: BLOCK_TIME_MS, ...overrides });
 }
 
 /** A raw HTTP request, for what fetch will not send (lying Content-Length, chunked uploads). */

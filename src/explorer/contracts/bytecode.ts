@@ -48,7 +48,7 @@ export function compareRuntime(onChain: Buffer, compiled: Buffer, immutables: Im
   return null;
 }
 
-/** Unlinked library placeholders (__$<hash>$__) left in compiled code. */
+/** Unlinked library references (__$<hash>$__) left in compiled code. */
 export function hasUnlinkedLibraries(hex: string): boolean {
   return /__\$[0-9a-fA-F]{34}\$__/.test(hex);
 }
