@@ -255,7 +255,7 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
     // The explorer's index goes into this block's batch when it has every block before this one.
     let source = crate::index::ExplorerSource(store);
     let explorer_writes = if svc_index::indexed_height(&source).map_err(crate::index::index_error)? == Some(ph.number) {
-        crate::index::block_writes(&source, &header, Some(ph.timestamp), &included_txs, &body.senders, &receipts)?
+        crate::index::block_writes(&source, &header, crate::index::parent_time(&parent), &included_txs, &body.senders, &receipts)?
     } else {
         Vec::new()
     };

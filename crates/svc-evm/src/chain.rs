@@ -91,7 +91,7 @@ impl Chain {
             .collect::<Result<Vec<_>, _>>()?;
         let parent_timestamp = match number {
             0 => None,
-            n => view.block(n - 1)?.map(|p| p.header.timestamp),
+            n => view.block(n - 1)?.as_ref().and_then(crate::index::parent_time),
         };
         let writes = crate::index::block_writes(&source, &block.header, parent_timestamp, &txs, &body.senders, &receipts)?;
         self.store.service_write("explorer", &writes)?;

@@ -16,6 +16,11 @@ impl IndexSource for ExplorerSource<'_> {
     }
 }
 
+/// The parent's timestamp for block-time figures: none after genesis, whose time is fixed by the network's definition.
+pub(crate) fn parent_time(parent: &svc_store::StoredBlock) -> Option<u64> {
+    (parent.header.number > 0).then_some(parent.header.timestamp)
+}
+
 pub(crate) fn index_error(e: IndexError) -> ChainError {
     ChainError::Invalid(e.to_string())
 }

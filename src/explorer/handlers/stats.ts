@@ -1,4 +1,5 @@
 // Stats: totals from the index and the chain.
+import { statsWindowStart } from '../../chain/stats-window.js';
 import { system } from '../../params.js';
 import type { Handler } from '../definition.js';
 import { TOTAL_ADDRESSES, TOTAL_TOKENS, TOTAL_TRANSACTIONS } from '../indexer/records.js';
@@ -38,7 +39,7 @@ export const statsHandlers: Record<string, Handler> = {
     const { indexes } = services;
     const head = chain.head();
     const validators = app.staking.state.validators();
-    const oldest = Math.max(0, head.number - 100);
+    const oldest = statsWindowStart(head.number, 100);
     const first = chain.getBlock({ number: oldest }, false);
     const span = head.number - oldest;
     return {
@@ -60,8 +61,8 @@ export const statsHandlers: Record<string, Handler> = {
   getTps: (_input, services) => {
     const head = services.node.chain.head();
     return {
-      last100Blocks: tpsSince(services, Math.max(0, head.number - 100)),
-      last24Hours: tpsSince(services, Math.max(0, blockAtTime(services, head.timestamp - 86_400) - 1)),
+      last100Blocks: tpsSince(services, statsWindowStart(head.number, 100)),
+      last24Hours: tpsSince(services, Math.max(statsWindowStart(head.number, head.number), blockAtTime(services, head.timestamp - 86_400) - 1)),
     };
   },
 

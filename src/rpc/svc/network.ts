@@ -1,5 +1,6 @@
 // svc_* methods about the chain and this node: epoch, network statistics, node info, pool contents.
 import { packageVersion } from '../../cli/version.js';
+import { statsWindowStart } from '../../chain/stats-window.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/staking/module.js';
 import { checksumAddress } from '../../chain/address.js';
@@ -24,7 +25,7 @@ function networkWindow(ctx: RpcContext): NetworkWindow {
   const head = chain.head();
   const key = head.hash.toString('hex');
   if (cached?.head === key) return cached;
-  const oldest = Math.max(0, head.number - STATS_WINDOW_BLOCKS);
+  const oldest = statsWindowStart(head.number, STATS_WINDOW_BLOCKS);
   const senders = new Set<string>();
   let txs = 0;
   for (let n = oldest + 1; n <= head.number; n++) {
