@@ -14,6 +14,7 @@ import { SoloDriver } from './consensus/solo.js';
 import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
 import { createMetrics } from './metrics.js';
 import { rpc as rpcParams, staking as stakingParams, type StakingParams } from './params.js';
+import { createRpcContext } from './rpc/context.js';
 import { startRpcServer } from './rpc/server.js';
 import { startExplorer, type RunningExplorer } from './explorer/index.js';
 import { attachLiveFeed } from './explorer/live/feed.js';
@@ -83,10 +84,13 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     // Listeners started so far are closed again if a later one cannot start (a port in use).
     const started: { close(): Promise<void> }[] = [];
     let server, ws, explorer, liveFeed;
+    // Filters and faucet cooldowns are the node's, whichever transport a client uses.
+    const rpc = createRpcContext(services);
+    started.push({ close: async () => rpc.close() });
     try {
-      server = await startRpcServer(services);
+      server = await startRpcServer(services, { context: rpc.context });
       started.push(server);
-      ws = await startWsServer(services, log);
+      ws = await startWsServer(services, log, { context: rpc.context });
       started.push(ws);
       explorer = await startExplorer(services, { host: config.rpcHost, port: config.explorerPort, log });
       started.push(explorer);
@@ -133,6 +137,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
             // The feed is attached to the explorer's HTTP server: it goes first.
             await liveFeed.close();
             await server.close();
+            rpc.close();
             await explorer.close();
             await driver.stop();
           } finally {

@@ -353,6 +353,20 @@ describe('eth_subscribe on the wire', () => {
   });
 });
 
+describe("the node's own WebSocket endpoint shares the HTTP endpoint's state", () => {
+  it('a filter installed over HTTP is polled over WebSocket', async () => {
+    const id = await rpc<string>(node.rpcUrl, 'eth_newBlockFilter');
+    await nextBlock();
+    const client = await RawClient.connect(node.wsUrl);
+    try {
+      const changes = await client.call('eth_getFilterChanges', [id]);
+      assert.ok(Array.isArray(changes.result) && (changes.result as unknown[]).length >= 1, JSON.stringify(changes));
+    } finally {
+      client.close();
+    }
+  });
+});
+
 describe('svc subscriptions', () => {
   it('report a registered validator, its entry into the active set, and the new epoch', { timeout: 30_000 }, async () => {
     const client = await RawClient.connect(wsUrl);

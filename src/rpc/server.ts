@@ -13,14 +13,12 @@ import {
   RpcError,
   UnsupportedContentTypeError,
 } from './errors.js';
-import { GasPriceOracle } from './gas-price-oracle.js';
 import { toData, toQuantity } from './hex.js';
-import { InstalledFilters } from './installed-filters.js';
+import { createRpcContext } from './context.js';
 import type { MethodTable, RpcContext } from './method.js';
 import { rpcMethods } from './methods.js';
 import { RpcMetrics } from './metrics.js';
 import { parsePayload, RpcDispatcher } from './protocol.js';
-import { Faucet } from './svc/faucet.js';
 import { svcMethods } from './svc/index.js';
 
 /** A running JSON-RPC server. */
@@ -44,14 +42,21 @@ function errorBody(error: RpcError): string {
   return JSON.stringify({ jsonrpc: '2.0', id: null, error: error.toObject() });
 }
 
-/** Starts the JSON-RPC server on config.rpcHost:config.rpcPort. `extraMethods` add namespaces such as svc_*. */
-export async function startRpcServer(services: NodeServices, ...extraMethods: MethodTable[]): Promise<RpcServer> {
+export interface RpcServerOptions {
+  /** The node's shared method state; without it the server makes its own (and closes it). */
+  context?: RpcContext;
+  /** More method namespaces. */
+  methods?: MethodTable[];
+}
+
+/** Starts the JSON-RPC server on config.rpcHost:config.rpcPort. */
+export async function startRpcServer(services: NodeServices, options: RpcServerOptions = {}): Promise<RpcServer> {
   const { config } = services;
   const log = services.log.child({ module: 'rpc' });
   const metrics = new RpcMetrics(services.metrics);
-  const filters = new InstalledFilters(services);
-  const ctx: RpcContext = { services, filters, gasPrice: new GasPriceOracle(services.chain), faucet: new Faucet(services) };
-  const dispatcher = new RpcDispatcher(rpcMethods(svcMethods, ...extraMethods), ctx, metrics, log);
+  const own = options.context === undefined ? createRpcContext(services) : undefined;
+  const ctx: RpcContext = options.context ?? own!.context;
+  const dispatcher = new RpcDispatcher(rpcMethods(svcMethods, ...(options.methods ?? [])), ctx, metrics, log);
 
   const reply = (status: number, body: string | null, headers: Record<string, string | number> = {}): HttpReply => {
     metrics.httpResponses.inc({ code: String(status) });
@@ -137,7 +142,7 @@ export async function startRpcServer(services: NodeServices, ...extraMethods: Me
   return {
     port: server.port,
     close: async () => {
-      filters.close();
+      own?.close();
       await server.close();
       detachMetrics();
     },

@@ -10,13 +10,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { NodeServices } from '../../chain/services.js';
 import { ws as wsParams } from '../../params.js';
 import { InvalidRequestError } from '../errors.js';
-import { GasPriceOracle } from '../gas-price-oracle.js';
-import { InstalledFilters } from '../installed-filters.js';
+import { createRpcContext } from '../context.js';
 import type { RpcContext } from '../method.js';
 import { rpcMethods } from '../methods.js';
 import { RpcMetrics } from '../metrics.js';
 import { RpcDispatcher } from '../protocol.js';
-import { Faucet } from '../svc/faucet.js';
 import { svcMethods } from '../svc/index.js';
 import { CLOSE_GOING_AWAY, RequestScope, WsConnection, type ConnectionLimits } from './connection.js';
 import { WsMetrics } from './metrics.js';
@@ -34,6 +32,8 @@ export interface WsLimits extends ConnectionLimits {
 export interface WsServerOptions {
   /** Overrides of params.ws (tests shrink the send buffer or the ping interval). */
   limits?: Partial<WsLimits>;
+  /** The node's shared method state (src/rpc/context.ts); without it the server makes its own. */
+  context?: RpcContext;
 }
 
 /** A running WebSocket JSON-RPC server. */
@@ -78,9 +78,9 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
   const metrics = new WsMetrics(services.metrics);
   const hub = new SubscriptionHub(services, metrics, wsLog);
   const requests = new WeakMap<object, RequestScope>();
-  // The same context as the HTTP server's (src/rpc/server.ts), with the client set per message.
-  const filters = new InstalledFilters(services);
-  const ctx: RpcContext = { services, filters, gasPrice: new GasPriceOracle(services.chain), faucet: new Faucet(services) };
+  // The node's context, shared with the HTTP server, with the client set per message.
+  const own = options.context === undefined ? createRpcContext(services) : undefined;
+  const ctx: RpcContext = options.context ?? own!.context;
   const table = {
     ...rpcMethods(svcMethods),
     // Replace the HTTP table's -32004 answers: here there is a connection to subscribe on.
@@ -128,7 +128,7 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
   } catch (err) {
     // Port taken or host unknown: leave nothing listening to the node's events.
     hub.close();
-    filters.close();
+    own?.close();
     throw err;
   }
   server.on('error', (err) => wsLog.error({ err }, 'ws server error'));
@@ -152,7 +152,7 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
       closing ??= (async () => {
         clearInterval(heartbeat);
         hub.close();
-        filters.close();
+        own?.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         for (const c of connections) c.shutdown(CLOSE_GOING_AWAY, 'node shutting down');
         const deadline = Date.now() + SHUTDOWN_GRACE_MS;
