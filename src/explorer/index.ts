@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { NodeServices } from '../chain/services.js';
 import { createExplorerAuth, type ExplorerAuth } from './auth/index.js';
 import type { RouteModule } from './definition.js';
+import { closeVerifier } from './contracts/verifier.js';
 import { etherscanRoutes } from './etherscan.js';
 import { Indexer } from './indexer/indexer.js';
 import { addressRoutes } from './routes/addresses.js';
@@ -68,6 +69,7 @@ export async function startExplorer(node: NodeServices, options: { host: string;
     async close() {
       node.events.off('block', onBlock);
       await server.close();
+      await closeVerifier(services);
       await indexer.stop();
       await auth.close();
     },

@@ -264,3 +264,11 @@ export function verifierFor(services: ExplorerServices): ContractVerifier {
   }
   return verifier;
 }
+
+/** Stops the compiler of the services' chain, if one was started (the explorer's shutdown). */
+export async function closeVerifier(services: ExplorerServices): Promise<void> {
+  const verifier = verifiers.get(services.node.chain);
+  if (!verifier) return;
+  verifiers.delete(services.node.chain);
+  await verifier.close();
+}
