@@ -47,11 +47,19 @@ impl Fallback for Recorder {
     }
 }
 
+/// Fields drop in order: the server (and with it the chain) before the directory it lives in.
 struct Fixture {
-    _dir: tempfile::TempDir,
     server: HttpServer,
     recorder: Arc<Recorder>,
     runtime: tokio::runtime::Runtime,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Fixture {
+    /// A clean stop, so that no server thread still holds the database when the test process exits.
+    fn drop(&mut self) {
+        self.server.shutdown();
+    }
 }
 
 fn genesis() -> GenesisSpec {
@@ -89,7 +97,7 @@ fn start(rate_limit_per_second: u32, exempt_loopback: bool) -> Fixture {
     };
     let server = HttpServer::start(chain, options, recorder.clone()).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    Fixture { _dir: dir, server, recorder, runtime }
+    Fixture { server, recorder, runtime, _dir: dir }
 }
 
 struct Answer {
