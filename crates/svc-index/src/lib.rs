@@ -17,8 +17,7 @@
 //!   A/ address20                                           counters
 //!   d/ day4, D/ day4 address20                             daily aggregates, active addresses
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-
+use alloy_primitives::map::HashMap;
 use alloy_primitives::{Address, B256, U256};
 use serde_json::{json, Value};
 
@@ -87,16 +86,31 @@ pub fn indexed_height(source: &dyn IndexSource) -> Result<Option<u64>, IndexErro
     Ok(source.get(INDEXED_KEY)?.map(|v| decode(INDEXED_KEY, &v)).transpose()?.map(|v: Value| v.as_u64().unwrap_or(0)))
 }
 
+const ROLE_FROM: u8 = 1;
+const ROLE_TO: u8 = 2;
+const ROLE_CREATED: u8 = 4;
+const ROLE_TOKEN: u8 = 8;
+const ROLE_NAMES: [(u8, &str); 4] = [(ROLE_FROM, "from"), (ROLE_TO, "to"), (ROLE_CREATED, "created"), (ROLE_TOKEN, "token")];
+
+/// A tagged bigint as JSON text (the NUL escaped as JSON writes it).
+fn big_json(v: impl std::fmt::Display) -> String {
+    format!("\"\\u0000n:{v}\"")
+}
+
+fn addr_json(a: &Address) -> String {
+    format!("\"0x{}\"", hex::encode(a.as_slice()))
+}
+
+fn opt_addr_json(a: Option<&Address>) -> String {
+    a.map_or_else(|| "null".to_owned(), addr_json)
+}
+
 fn big(v: impl std::fmt::Display) -> Value {
     Value::String(format!("\u{0}n:{v}"))
 }
 
 fn addr(a: &Address) -> Value {
     Value::String(format!("0x{}", hex::encode(a.as_slice())))
-}
-
-fn hash(h: &B256) -> Value {
-    Value::String(format!("0x{}", hex::encode(h.as_slice())))
 }
 
 fn decode(key: &[u8], bytes: &[u8]) -> Result<Value, IndexError> {
@@ -123,30 +137,42 @@ fn position(block: u64, index: u32) -> Vec<u8> {
 }
 
 /// Reads through to the store once per key, then keeps the block's own writes.
+/// A key's value in the block (None: absent or deleted) and whether the block changed it.
+struct Slot {
+    value: Option<Value>,
+    dirty: bool,
+}
+
 struct Batch<'s> {
     source: &'s dyn IndexSource,
-    values: HashMap<Vec<u8>, Option<Value>>,
-    dirty: HashSet<Vec<u8>>,
+    values: HashMap<Vec<u8>, Slot>,
+    /// Records written once and never read back in the block (transactions, transfers,
+    /// creations), already serialised.
+    raw: Vec<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
 impl<'s> Batch<'s> {
+    /// The current value of a key, taken out to be changed: every caller puts it back.
     fn get(&mut self, k: &[u8]) -> Result<Option<Value>, IndexError> {
-        if let Some(v) = self.values.get(k) {
-            return Ok(v.clone());
+        if let Some(slot) = self.values.get_mut(k) {
+            return Ok(slot.value.take());
         }
-        let v = self.source.get(k)?.map(|b| decode(k, &b)).transpose()?;
-        self.values.insert(k.to_vec(), v.clone());
-        Ok(v)
+        self.source.get(k)?.map(|b| decode(k, &b)).transpose()
     }
 
-    /// For keys that hold this block's position: they cannot exist before it.
-    fn get_new(&self, k: &[u8]) -> Option<Value> {
-        self.values.get(k).cloned().flatten()
+    /// Whether a key holds a value, without taking it.
+    fn exists(&mut self, k: &[u8]) -> Result<bool, IndexError> {
+        if let Some(slot) = self.values.get(k) {
+            return Ok(slot.value.is_some());
+        }
+        let value = self.source.get(k)?.map(|b| decode(k, &b)).transpose()?;
+        let found = value.is_some();
+        self.values.insert(k.to_vec(), Slot { value, dirty: false });
+        Ok(found)
     }
 
-    fn put(&mut self, k: Vec<u8>, v: Option<Value>) {
-        self.dirty.insert(k.clone());
-        self.values.insert(k, v);
+    fn put(&mut self, k: Vec<u8>, value: Option<Value>) {
+        self.values.insert(k, Slot { value, dirty: true });
     }
 
     fn add(&mut self, k: &[u8], n: u64) -> Result<(), IndexError> {
@@ -155,13 +181,19 @@ impl<'s> Batch<'s> {
         Ok(())
     }
 
+    fn put_raw(&mut self, k: Vec<u8>, json: String) {
+        self.raw.push((k, Some(json.into_bytes())));
+    }
+
     fn writes(self) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
-        let mut written: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
-        for k in self.dirty {
-            let v = self.values.get(&k).cloned().flatten();
-            written.insert(k, v.map(|v| serde_json::to_vec(&v).expect("JSON values serialise")));
-        }
-        written.into_iter().collect()
+        let mut out = self.raw;
+        out.extend(
+            self.values
+                .into_iter()
+                .filter(|(_, slot)| slot.dirty)
+                .map(|(k, slot)| (k, slot.value.map(|v| serde_json::to_vec(&v).expect("JSON values serialise")))),
+        );
+        out
     }
 }
 
@@ -242,7 +274,7 @@ fn movements(log: &IndexLog<'_>) -> Vec<Movement> {
 
 /// Every record a block adds or changes, with the new indexed height.
 pub fn index_block(source: &dyn IndexSource, block: &IndexBlock<'_>) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>, IndexError> {
-    let mut b = Batch { source, values: HashMap::new(), dirty: HashSet::new() };
+    let mut b = Batch { source, values: HashMap::default(), raw: Vec::new() };
     let day = (block.timestamp / SECONDS_PER_DAY) as u32;
     let day_key = key(b"d/", &[&day.to_be_bytes()]);
     let mut stats = b.get(&day_key)?.unwrap_or_else(|| {
@@ -272,57 +304,61 @@ pub fn index_block(source: &dyn IndexSource, block: &IndexBlock<'_>) -> Result<V
         c["lastBlock"] = json!(block.number);
         b.put(ck, Some(c));
         let ak = key(b"D/", &[&day.to_be_bytes(), a.as_slice()]);
-        if b.get(&ak)?.is_none() {
+        if !b.exists(&ak)? {
             b.put(ak, Some(json!(1)));
             counter(stats, "activeAddresses", 1);
         }
         Ok(())
     };
-    // An address's history entry carries the transaction's summary, so a page of history is one scan.
-    let role = |b: &mut Batch<'_>, a: &Address, at: &[u8], r: &str, summary: &Value| {
-        let k = key(b"a/", &[a.as_slice(), at]);
-        let mut v = b.get_new(&k).unwrap_or_else(|| json!({ "roles": [], "tx": summary }));
-        let roles = v["roles"].as_array_mut().expect("roles is an array");
-        if !roles.iter().any(|x| x == r) {
-            roles.push(json!(r));
-        }
-        b.put(k, Some(v));
+    // An address's history entry carries the transaction's summary, so a page of history is one
+    // scan; the roles an address plays in a transaction are gathered first, written at the end.
+    let mut roles: HashMap<Vec<u8>, (u8, usize)> = HashMap::default();
+    let mut summaries: Vec<String> = Vec::with_capacity(block.txs.len());
+    let mut role = |a: &Address, at: &[u8], r: u8, tx: usize| {
+        roles.entry(key(b"a/", &[a.as_slice(), at])).or_insert((0, tx)).0 |= r;
     };
 
     for (i, tx) in block.txs.iter().enumerate() {
         let at = position(block.number, i as u32);
-        let method = if tx.input.len() >= 4 { format!("0x{}", hex::encode(&tx.input[..4])) } else { format!("0x{}", hex::encode(tx.input)) };
-        let summary = json!({
-            "hash": hash(&tx.hash),
-            "blockNumber": block.number,
-            "index": i,
-            "timestamp": block.timestamp,
-            "from": addr(&tx.from),
-            "to": tx.to.as_ref().map_or(Value::Null, addr),
-            "created": tx.created.as_ref().map_or(Value::Null, addr),
-            "value": big(tx.value),
-            "status": u8::from(tx.success),
-            "gasUsed": big(tx.gas_used),
-            "gasPrice": big(tx.gas_price),
-            "method": method,
-        });
-        b.put(key(b"t/", &[&at]), Some(summary.clone()));
+        let method = hex::encode(&tx.input[..tx.input.len().min(4)]);
+        let summary = format!(
+            r#"{{"hash":"0x{}","blockNumber":{},"index":{i},"timestamp":{},"from":{},"to":{},"created":{},"value":{},"status":{},"gasUsed":{},"gasPrice":{},"method":"0x{method}"}}"#,
+            hex::encode(tx.hash),
+            block.number,
+            block.timestamp,
+            addr_json(&tx.from),
+            opt_addr_json(tx.to.as_ref()),
+            opt_addr_json(tx.created.as_ref()),
+            big_json(tx.value),
+            u8::from(tx.success),
+            big_json(tx.gas_used),
+            big_json(tx.gas_price),
+        );
+        b.put_raw(key(b"t/", &[&at]), summary.clone());
+        summaries.push(summary);
         counter(&mut stats, "transactions", 1);
         gas_price_sum += U256::from(tx.gas_price);
-        role(&mut b, &tx.from, &at, "from", &summary);
+        role(&tx.from, &at, ROLE_FROM, i);
         seen(&mut b, &mut stats, &tx.from, false)?;
         if let Some(to) = &tx.to {
-            role(&mut b, to, &at, "to", &summary);
+            role(to, &at, ROLE_TO, i);
             if *to != tx.from {
                 seen(&mut b, &mut stats, to, false)?;
             }
         }
         if let (Some(created), true) = (&tx.created, tx.success) {
-            role(&mut b, created, &at, "created", &summary);
+            role(created, &at, ROLE_CREATED, i);
             seen(&mut b, &mut stats, created, false)?;
-            b.put(
+            b.put_raw(
                 key(b"c/", &[created.as_slice()]),
-                Some(json!({ "address": addr(created), "creator": addr(&tx.from), "txHash": hash(&tx.hash), "blockNumber": block.number, "timestamp": block.timestamp })),
+                format!(
+                    r#"{{"address":{},"creator":{},"txHash":"0x{}","blockNumber":{},"timestamp":{}}}"#,
+                    addr_json(created),
+                    addr_json(&tx.from),
+                    hex::encode(tx.hash),
+                    block.number,
+                    block.timestamp
+                ),
             );
         }
         if !tx.success {
@@ -335,11 +371,15 @@ pub fn index_block(source: &dyn IndexSource, block: &IndexBlock<'_>) -> Result<V
                     if party == Address::ZERO {
                         continue;
                     }
-                    role(&mut b, &party, &at, "token", &summary);
+                    role(&party, &at, ROLE_TOKEN, i);
                     seen(&mut b, &mut stats, &party, true)?;
                 }
             }
         }
+    }
+    for (k, (flags, tx)) in roles {
+        let names: Vec<&str> = ROLE_NAMES.iter().filter(|(bit, _)| flags & bit != 0).map(|(_, n)| *n).collect();
+        b.put_raw(k, format!(r#"{{"roles":["{}"],"tx":{}}}"#, names.join("\",\""), summaries[tx]));
     }
     stats["gasPriceSum"] = big(gas_price_sum);
     b.put(day_key, Some(stats));
@@ -365,24 +405,25 @@ fn transfer(b: &mut Batch<'_>, block: &IndexBlock<'_>, tx: &IndexTx<'_>, log: &I
     };
     record["transfers"] = json!(record["transfers"].as_u64().unwrap_or(0) + 1);
     let at = position(block.number, log.log_index);
-    let t = json!({
-        "token": addr(&token),
-        "type": m.kind.name(),
-        "from": addr(&m.from),
-        "to": addr(&m.to),
-        "value": big(m.value),
-        "tokenId": m.token_id.map_or(Value::Null, big),
-        "txHash": hash(&tx.hash),
-        "blockNumber": block.number,
-        "logIndex": log.log_index,
-        "timestamp": block.timestamp,
-    });
-    b.put(key(b"k/", &[token.as_slice(), &at]), Some(t.clone()));
+    let t = format!(
+        r#"{{"token":{},"type":"{}","from":{},"to":{},"value":{},"tokenId":{},"txHash":"0x{}","blockNumber":{},"logIndex":{},"timestamp":{}}}"#,
+        addr_json(&token),
+        m.kind.name(),
+        addr_json(&m.from),
+        addr_json(&m.to),
+        big_json(m.value),
+        m.token_id.map_or_else(|| "null".to_owned(), big_json),
+        hex::encode(tx.hash),
+        block.number,
+        log.log_index,
+        block.timestamp,
+    );
     for party in [m.from, m.to] {
         if party != Address::ZERO {
-            b.put(key(b"w/", &[party.as_slice(), &at]), Some(t.clone()));
+            b.put_raw(key(b"w/", &[party.as_slice(), &at]), t.clone());
         }
     }
+    b.put_raw(key(b"k/", &[token.as_slice(), &at]), t);
     let amount = if m.kind == TokenType::Erc721 { U256::from(1) } else { m.value };
     let mut holders = record["holders"].as_i64().unwrap_or(0);
     for (holder, credit) in [(m.from, false), (m.to, true)] {
@@ -462,6 +503,7 @@ pub fn token_metadata_writes(
 mod tests {
     use super::*;
     use std::cell::RefCell;
+    use std::collections::BTreeMap;
 
     #[derive(Default)]
     struct Memory(RefCell<BTreeMap<Vec<u8>, Vec<u8>>>);
