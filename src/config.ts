@@ -1,5 +1,5 @@
 // Node configuration, as resolved from flags and SVC_* environment variables by the CLI.
-import type { NetworkName } from './params.js';
+import type { ComputeModeSetting, NetworkName } from './params.js';
 
 export interface NodeConfig {
   network: NetworkName;
@@ -19,4 +19,14 @@ export interface NodeConfig {
   genesisFile?: string;
   /** Block coinbase of the solo driver (0x address); devnet and testnet default to dev account 0. */
   validatorAddress?: string;
+  /** Compute mode (spec: pow by default; auto = inference when a supported model loads, else pow). */
+  computeMode?: ComputeModeSetting;
+  /** Inference backend of the node's models (spec SVC_INFERENCE_BACKEND). */
+  inferenceBackend?: 'cpu' | 'cuda' | 'metal' | 'auto';
+  /** Model cache directory (spec SVC_MODEL_DIR, default /models). */
+  modelDir?: string;
+  /** Approved models the node loads in inference mode (default: every approved model with pinned files). */
+  models?: string[];
+  /** Threads of the proof-of-work search in pow mode. */
+  powThreads?: number;
 }

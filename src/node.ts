@@ -13,7 +13,9 @@ import { resolveCoinbase } from './consensus/coinbase.js';
 import { SoloDriver } from './consensus/solo.js';
 import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
 import { createMetrics } from './metrics.js';
-import { rpc as rpcParams, staking as stakingParams, type StakingParams } from './params.js';
+import { compute as defaultComputeParams, rpc as rpcParams, staking as stakingParams, type ComputeParams, type StakingParams } from './params.js';
+import { NodeCompute } from './compute/index.js';
+import { toAddress } from './modules/staking/module.js';
 import { createRpcContext } from './rpc/context.js';
 import { startRpcServer } from './rpc/server.js';
 import { startExplorer, type RunningExplorer } from './explorer/index.js';
@@ -51,6 +53,8 @@ export interface StartOptions {
   stakingParams?: StakingParams;
   /** Block clock of the solo driver, milliseconds (tests step it). */
   now?: () => number;
+  /** Compute parameters instead of params.compute (tests force spot-checks, shorten windows; every node of a chain must use the same). */
+  computeParams?: ComputeParams;
 }
 
 /** Open the chain in config.dataDir and start serving and producing blocks. */
@@ -66,11 +70,32 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
   try {
     const events = createNodeEvents();
     const mempool = new Mempool({ chain, chainId: config.chainId, events, limits: { blockGasLimit: genesis.gasLimit } });
-    const app = new ChainApp(chain, mempool, options.stakingParams ?? stakingParams, appGenesis(networkGenesis), log.child({ module: 'app' }));
+    const app = new ChainApp(
+      chain,
+      mempool,
+      options.stakingParams ?? stakingParams,
+      appGenesis(networkGenesis),
+      log.child({ module: 'app' }),
+      options.computeParams ?? defaultComputeParams,
+    );
     const metrics = createMetrics(mempool);
     const head = chain.head();
     metrics.headBlock.set(head.number);
+    const compute = await NodeCompute.start({
+      app,
+      chain,
+      events,
+      chainId: config.chainId,
+      validator: toAddress(coinbase),
+      setting: config.computeMode ?? 'pow',
+      backend: config.inferenceBackend ?? 'auto',
+      modelDir: config.modelDir ?? '/models',
+      ...(config.models ? { models: config.models } : {}),
+      powThreads: config.powThreads ?? 1,
+      log,
+    });
     const services: NodeServices = {
+      compute,
       config,
       chain,
       mempool,
@@ -97,6 +122,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       liveFeed = attachLiveFeed(explorer, log);
     } catch (err) {
       for (const s of started.reverse()) await s.close().catch(() => undefined);
+      await compute.stop();
       throw err;
     }
     const driver = new SoloDriver({
@@ -133,6 +159,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       stop() {
         stopping ??= (async () => {
           try {
+            await compute.stop();
             await ws.close();
             // The feed is attached to the explorer's HTTP server: it goes first.
             await liveFeed.close();

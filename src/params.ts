@@ -229,6 +229,8 @@ export const staking = {
 export const system = {
   stakingAddress: '0x0000000000000000000000000000000000001000',
   treasuryAddress: '0x0000000000000000000000000000000000001001',
+  /** The compute module: public inference tasks are paid to it, miner rewards and task fees are paid from it. */
+  computeAddress: '0x0000000000000000000000000000000000001002',
   /** Code placed at module addresses: 0xfe (INVALID), so contracts cannot call or pay them by mistake. */
   moduleCode: Buffer.from([0xfe]),
   /** The devnet's genesis validator: the solo driver's default coinbase (dev account 0) with 1,000 tokens of its own. */
@@ -330,3 +332,77 @@ export const ws = {
   /** Packets queued for one socket.io client; past it the client is disconnected as too slow. */
   liveMaxQueuedPackets: 10_000,
 } as const;
+
+/** Compute modes of a node (spec: Compute mode of a validator); `auto` resolves to one of the first two at start. */
+export type ComputeModeSetting = 'pow' | 'inference' | 'auto';
+
+/** The compute module's consensus parameters (docs/compute.md); every node of a chain must use the same. */
+export interface ComputeParams {
+  /** Models approved by governance, with the GPU tier they need and their output size; genesis approves the three v2.0 models. */
+  readonly approvedModels: readonly { readonly id: string; readonly tier: 'Hot' | 'Warm' | 'Cold'; readonly dims: number }[];
+  /** Share of included proofs re-executed, in basis points (spec: 5%). */
+  readonly spotCheckBps: number;
+  /** A miner whose proof fails a spot-check gets no tasks and no proof accepted for this long (spec: 6 hours). */
+  readonly minerJailSeconds: number;
+  /** Challenge tasks given to each eligible miner at each epoch start. */
+  readonly challengeTasksPerMiner: number;
+  /** Most open tasks one miner holds (public and challenge together). */
+  readonly maxOpenTasksPerMiner: number;
+  /** A task assigned at the start of epoch e must be proven by the end of epoch e + deadlineEpochs - 1. */
+  readonly deadlineEpochs: number;
+  /** A miner gets tasks while it registered or had a proof accepted within this many epochs. */
+  readonly minerActiveEpochs: number;
+  /** Epochs over which inferenceScore sums accepted FLOPs (the current one and the ones before it). */
+  readonly scoreWindowEpochs: number;
+  /** Smallest fee of a public task (0.001 token). */
+  readonly publicTaskMinFee: bigint;
+  /** Longest public task input, UTF-8 bytes. */
+  readonly publicTaskMaxInputBytes: number;
+  /** A public task not completed within this many epochs is expired and its fee refunded. */
+  readonly publicTaskTtlEpochs: number;
+  /** Most public tasks waiting at once; more are refused (the fee stays with the sender). */
+  readonly maxOpenPublicTasks: number;
+  /** Split of a public task's fee (spec: 70% to the miner); the validator it was submitted through gets its part, the treasury the rest. */
+  readonly taskFeeMinerBps: number;
+  readonly taskFeeValidatorBps: number;
+  /** Most proofs, registrations and shares one block takes from the node's queues. */
+  readonly maxProofsPerBlock: number;
+  readonly maxRegistrationsPerBlock: number;
+  /** Proof-of-work shares: expected hashes per share (the share target is 2^256 / difficulty). */
+  readonly shareDifficulty: bigint;
+  /** A share must name one of the last this many block hashes. */
+  readonly shareMaxAgeBlocks: number;
+  /** Blocks over which hashrate is estimated from accepted shares. */
+  readonly hashrateWindowBlocks: number;
+  readonly maxSharesPerBlock: number;
+  /** Module gas of submitTask on top of the intrinsic gas (a few storage writes). */
+  readonly gas: { readonly submitTask: number };
+}
+
+export const compute = {
+  approvedModels: [
+    { id: 'svc-embed-small@v1.0', tier: 'Cold', dims: 384 },
+    { id: 'svc-embed-medium@v1.0', tier: 'Cold', dims: 384 },
+    { id: 'svc-classify-small@v1.0', tier: 'Warm', dims: 768 },
+  ],
+  spotCheckBps: 500,
+  minerJailSeconds: 6 * 3600,
+  challengeTasksPerMiner: 4,
+  maxOpenTasksPerMiner: 32,
+  deadlineEpochs: 2,
+  minerActiveEpochs: 3,
+  scoreWindowEpochs: 2,
+  publicTaskMinFee: 10n ** 15n,
+  publicTaskMaxInputBytes: 4096,
+  publicTaskTtlEpochs: 20,
+  maxOpenPublicTasks: 10_000,
+  taskFeeMinerBps: 7_000,
+  taskFeeValidatorBps: 2_000,
+  maxProofsPerBlock: 500,
+  maxRegistrationsPerBlock: 100,
+  shareDifficulty: 1n << 22n,
+  shareMaxAgeBlocks: 16,
+  hashrateWindowBlocks: 30,
+  maxSharesPerBlock: 256,
+  gas: { submitTask: 60_000 },
+} as const satisfies ComputeParams;

@@ -158,6 +158,10 @@ describe('svc-node start: the loopback rate-limit exemption follows the network 
     blockTimeMs: 1000,
     logLevel: 'info',
     rpcRateLimit: 100,
+    computeMode: 'pow',
+    inferenceBackend: 'auto',
+    modelDir: '/models',
+    powThreads: 1,
     ...over,
   });
 
@@ -194,7 +198,7 @@ describe('svc-miner', () => {
     }
     assert.match(out.stdout, /SVC_MINER_RPC_URL/);
     assert.match(out.stdout, /SVC_MINER_WALLET/);
-    assert.match(out.stdout, /lands with the compute issue/);
+    assert.match(out.stdout, /--generate-wallet/);
   });
 
   it('prints help and exits 0 when run without arguments', async () => {
@@ -203,10 +207,10 @@ describe('svc-miner', () => {
     assert.match(out.stdout, /Usage: svc-miner/);
   });
 
-  it('refuses to pretend to mine', async () => {
+  it('asks for the miner key when only a wallet is given', async () => {
     const out = await run(SVC_MINER, ['--wallet', '0x0000000000000000000000000000000000000001']);
-    assert.equal(out.code, 1);
-    assert.match(out.stderr, /mining is not available in this release/);
+    assert.equal(out.code, 2);
+    assert.match(out.stderr, /--private-key/);
   });
 
   it('rejects a bad --max-memory with exit code 2', async () => {

@@ -41,6 +41,7 @@ const PUBLISHED_KEY_1 = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f46
 const MULTICALL3 = Buffer.from(chainParams.multicall3Address.slice(2), 'hex');
 const STAKING = Buffer.from(systemParams.stakingAddress.slice(2), 'hex');
 const TREASURY = Buffer.from(systemParams.treasuryAddress.slice(2), 'hex');
+const COMPUTE = Buffer.from(systemParams.computeAddress.slice(2), 'hex');
 
 /** viem's Multicall3 creation bytecode, read from its sources (viem exports it from no entry point). */
 function viemMulticall3Bytecode(): string {
@@ -164,18 +165,19 @@ describe('mainnet genesis', () => {
       assert.equal(g.timestamp, 1767225600);
       assert.equal(g.gasLimit, chainParams.blockGasLimit);
       assert.equal(g.extraData.toString(), 'svc');
-      // The file's two accounts, Multicall3, and the staking module and treasury (empty: no validators given).
-      assert.equal(g.alloc.length, 5);
+      // The file's two accounts, Multicall3, and the staking module, treasury and compute module (empty: no validators given).
+      assert.equal(g.alloc.length, 6);
       assert.ok(g.alloc[0]!.address.equals(STAKING) && g.alloc[0]!.balance === 0n);
       assert.ok(g.alloc[1]!.address.equals(TREASURY));
-      assert.equal(g.alloc[2]!.balance, 10n ** 21n);
-      const second = g.alloc[3]!;
+      assert.ok(g.alloc[2]!.address.equals(COMPUTE) && g.alloc[2]!.balance === 0n);
+      assert.equal(g.alloc[3]!.balance, 10n ** 21n);
+      const second = g.alloc[4]!;
       assert.equal(second.balance, 16n);
       assert.equal(second.nonce, 1n);
       assert.equal(second.code!.toString('hex'), '6000');
       assert.equal(second.storage![0]!.slot.toString('hex'), '00'.repeat(31) + '01');
       assert.equal(second.storage![0]!.value.toString('hex'), '00'.repeat(31) + '2a');
-      assert.ok(g.alloc[4]!.address.equals(MULTICALL3));
+      assert.ok(g.alloc[5]!.address.equals(MULTICALL3));
       for (const account of devAccounts()) assert.ok(!g.alloc.some((a) => a.address.equals(account.addressBytes)));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -188,7 +190,7 @@ describe('mainnet genesis', () => {
       9001,
       'inline',
     );
-    const own = g.alloc.filter((a) => !a.address.equals(STAKING) && !a.address.equals(TREASURY));
+    const own = g.alloc.filter((a) => !a.address.equals(STAKING) && !a.address.equals(TREASURY) && !a.address.equals(COMPUTE));
     assert.equal(own.length, 1);
     assert.equal(own[0]!.balance, 5n);
     assert.equal(own[0]!.initCode, undefined);

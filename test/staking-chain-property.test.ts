@@ -67,6 +67,7 @@ describe('random staking operations through blocks keep every invariant', () => 
       ...accounts.map((a) => a.address),
       system.stakingAddress as Hex,
       system.treasuryAddress as Hex,
+      system.computeAddress as Hex,
       chainParams.multicall3Address as Hex,
       faucetAccount().address as Hex,
     ];

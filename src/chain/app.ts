@@ -6,14 +6,23 @@ import { parseTransaction, type Hex } from 'viem';
 import type { Logger } from 'pino';
 import type { BalanceMove, Chain, ProducedBlock, RejectedTx, SystemTxOutcome } from '../native/index.js';
 import { StakingLedger } from '../modules/staking/ledger.js';
-import { StakingModule, toAddress, type BlockContext } from '../modules/staking/module.js';
-import { system, type StakingParams } from '../params.js';
+import { StakingModule, toAddress, type BlockContext, type ModuleCall, type ModuleOutcome } from '../modules/staking/module.js';
+import { epochOfHeight } from '../modules/staking/epoch.js';
+import { ComputeModule, type ComputeBlockContext, type TakenQueues } from '../modules/compute/module.js';
+import type { ProofRecord } from '../modules/compute/types.js';
+import { compute as defaultComputeParams, system, type ComputeParams, type StakingParams } from '../params.js';
 import type { GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
 import type { PooledTx } from './services.js';
 
 const SUPPLY_KEY = Buffer.from('app/supply', 'utf8');
 const STAKING = Buffer.from(system.stakingAddress.slice(2), 'hex');
+const COMPUTE = Buffer.from(system.computeAddress.slice(2), 'hex');
+
+/** Whether a transaction or call goes to a system module (decided in TypeScript, not the EVM). */
+export function isSystemModule(to: Buffer | null | undefined): boolean {
+  return to !== null && to !== undefined && (to.equals(STAKING) || to.equals(COMPUTE));
+}
 
 /** What a driver asks for: the next block's time, producer and signers. */
 export interface BlockTemplate {
@@ -30,6 +39,13 @@ export interface BuiltBlock {
   produced: ProducedBlock;
   minted: bigint;
   burned: bigint;
+}
+
+/** What the compute module did in a block, for subscribers. */
+export interface ComputeBlockEvents {
+  height: number;
+  accepted: ProofRecord[];
+  decided: ProofRecord[];
 }
 
 /** The staking ledger of a genesis: its validators registered at height 0 and active from epoch 0. */
@@ -75,6 +91,9 @@ export function appGenesis(genesis: NetworkGenesis): AppGenesis {
 
 export class ChainApp {
   readonly staking: StakingModule;
+  readonly compute: ComputeModule;
+  /** The compute events of the last block made (proofs accepted, spot-checks decided). */
+  lastComputeEvents: ComputeBlockEvents | undefined;
   /** Supply after the head's mints and slashes, before its base-fee burn (see supply()). */
   private supplyBeforeHeadBurn: bigint;
 
@@ -84,9 +103,18 @@ export class ChainApp {
     private readonly params: StakingParams,
     private readonly genesis: AppGenesis,
     private readonly log: Logger,
+    readonly computeParams: ComputeParams = defaultComputeParams,
   ) {
     this.staking = StakingModule.load(chain, params, () => this.genesisLedger());
+    this.compute = ComputeModule.load(chain, computeParams);
+    this.staking.setComputeParts((validators) => this.compute.computeViews(validators, this.staking.state.currentEpoch));
     this.supplyBeforeHeadBurn = readSupply(chain, genesis.supply);
+  }
+
+  /** eth_call / eth_estimateGas of a system module at the head. */
+  simulateModule(to: Buffer, call: ModuleCall, ctx: BlockContext): ModuleOutcome {
+    if (to.equals(COMPUTE)) return this.compute.simulate(call, { ...ctx, epoch: epochOfHeight(ctx.height, this.params) });
+    return this.staking.simulate(call, ctx);
   }
 
   private genesisLedger(): StakingLedger {
@@ -109,6 +137,16 @@ export class ChainApp {
     const { systemTxs, evmTxs } = partition(picked);
     const supplyAtParent = this.supply();
 
+    const cctx: ComputeBlockContext = {
+      height: ctx.height,
+      now: ctx.now,
+      epoch: epochOfHeight(ctx.height, this.params),
+      epochLengthBlocks: this.params.epochLengthBlocks,
+      parentHash: parent.hash,
+      parentTimestamp: parent.timestamp,
+    };
+    let queues: TakenQueues | undefined;
+
     const outcomes: SystemTxOutcome[] = [];
     const refused: RejectedTx[] = [];
     const included: PooledTx[] = [];
@@ -117,6 +155,8 @@ export class ChainApp {
     const stopped = new Set<string>();
     let gasLeft = BigInt(parent.gasLimit);
     try {
+      const beginMoves = this.compute.beginBlock(cctx);
+      queues = this.compute.takeQueues();
       for (const p of systemTxs) {
         const key = p.tx.from.toString('hex');
         if (stopped.has(key)) continue;
@@ -128,10 +168,8 @@ export class ChainApp {
           continue;
         }
         const data = Buffer.from((parseTransaction(`0x${p.raw.toString('hex')}` as Hex).data ?? '0x').slice(2), 'hex');
-        const outcome = this.staking.execute(
-          { from: toAddress(p.tx.from), value: p.tx.value, data, gasLimit: p.tx.gasLimit, intrinsicGas: p.tx.intrinsicGas },
-          ctx,
-        );
+        const call: ModuleCall = { from: toAddress(p.tx.from), value: p.tx.value, data, gasLimit: p.tx.gasLimit, intrinsicGas: p.tx.intrinsicGas };
+        const outcome = p.tx.to!.equals(COMPUTE) ? this.compute.execute({ ...call, txHash: p.tx.hash }, cctx) : this.staking.execute(call, ctx);
         const price = effectivePrice(p, baseFee);
         spent.set(key, (spent.get(key) ?? 0n) + outcome.gasUsed * price + (outcome.success ? p.tx.value : 0n));
         gasLeft -= outcome.gasUsed;
@@ -142,9 +180,18 @@ export class ChainApp {
 
       const proposer = toAddress(t.coinbase);
       const end = this.staking.endBlock(ctx, proposer, t.signers.map(toAddress), supplyAtParent);
+      const cend = this.compute.endBlock(cctx, queues, end.minersShare, proposer);
+      for (const p of cend.penalties) {
+        // A miner whose wallet is a validator also loses 5% of its stake and is jailed (next block).
+        if (this.staking.state.validator(p.wallet)) this.staking.penalizeFailedSpotCheck(p.wallet, p.reason);
+      }
       const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + end.minted - end.burned;
-      const appWrites = [...this.staking.takeWrites(), { key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') }];
-      const blockMoves: BalanceMove[] = end.moves;
+      const appWrites = [
+        ...this.staking.takeWrites(),
+        ...this.compute.takeWrites(),
+        { key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') },
+      ];
+      const blockMoves: BalanceMove[] = [...beginMoves, ...end.moves, ...cend.moves];
 
       const produced = await chain.produceBlock({
         timestamp: ctx.now,
@@ -158,6 +205,8 @@ export class ChainApp {
         blockMoves,
       });
       this.supplyBeforeHeadBurn = supplyAfter;
+      this.compute.committed();
+      this.lastComputeEvents = { height: produced.head.number, accepted: cend.accepted, decided: cend.decided };
       const result = { ...produced, rejected: [...produced.rejected, ...refused] };
       mempool.onBlock(result);
       return { produced: result, minted: end.minted, burned: end.burned };
@@ -165,6 +214,8 @@ export class ChainApp {
       // Nothing was committed: the module forgets what it applied for this block.
       this.staking.reload(chain, () => this.genesisLedger());
       this.staking.takeWrites();
+      this.compute.reload(chain);
+      if (queues) this.compute.restoreQueues(queues);
       this.log.error({ err }, 'block production failed; module state reloaded from the last commit');
       throw err;
     }
@@ -172,7 +223,7 @@ export class ChainApp {
 }
 
 /**
- * Transactions to system modules run before the EVM ones. A sender's system transaction joins the
+ * Transactions to system modules (staking, compute) run before the EVM ones. A sender's system transaction joins the
  * block only if none of its earlier transactions in the block is an EVM one; the rest of that
  * sender's transactions then wait for the next block so nonces stay in order.
  */
@@ -184,7 +235,7 @@ function partition(picked: PooledTx[]): { systemTxs: PooledTx[]; evmTxs: PooledT
   for (const p of picked) {
     const key = p.tx.from.toString('hex');
     if (waiting.has(key)) continue;
-    if (p.tx.to !== null && p.tx.to.equals(STAKING)) {
+    if (isSystemModule(p.tx.to)) {
       if (hasEvm.has(key)) {
         waiting.add(key);
         continue;

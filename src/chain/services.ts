@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Chain, DecodedTx, ProducedBlock } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
+import type { NodeCompute } from '../compute/index.js';
 import type { ChainApp } from './app.js';
 
 /** A transaction waiting in the pool. */
@@ -45,8 +46,10 @@ export interface NodeServices {
   config: NodeConfig;
   chain: Chain;
   mempool: Mempool;
-  /** The state machine: system modules (staking) and supply. */
+  /** The state machine: system modules (staking, compute) and supply. */
   app: ChainApp;
+  /** The node's compute mode and what runs for it (pow search, or models, proof intake and spot-checks). */
+  compute: NodeCompute;
   events: NodeEvents;
   log: Logger;
   metrics: Registry;

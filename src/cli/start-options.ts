@@ -5,7 +5,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { NodeConfig } from '../config.js';
 import { parseAddress } from '../chain/address.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
-import { CHAIN_ID, chain as chainParams, rpc as rpcParams, type NetworkName } from '../params.js';
+import { CHAIN_ID, chain as chainParams, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
 
 const NETWORKS: readonly NetworkName[] = ['devnet', 'testnet', 'mainnet'];
 const MAX_PORT = 65_535;
@@ -31,6 +31,11 @@ export interface StartFlags {
   rpcRateLimit: number;
   rateLimitLoopbackExempt?: boolean;
   validatorAddress?: string;
+  computeMode: ComputeModeSetting;
+  inferenceBackend: 'cpu' | 'cuda' | 'metal' | 'auto';
+  modelDir: string;
+  models?: string;
+  powThreads: number;
 }
 
 /** An argParser accepting a decimal integer within [min, max]. */
@@ -95,6 +100,30 @@ export function addStartOptions(cmd: Command): Command {
       new Option('--validator-address <address>', 'coinbase of produced blocks (default on devnet/testnet: dev account 0)')
         .argParser(nonEmpty)
         .env('SVC_VALIDATOR_ADDRESS'),
+    )
+    .addOption(
+      new Option('--compute-mode <mode>', 'compute contribution: pow, inference, or auto (inference if a supported model loads, else pow)')
+        .choices(['pow', 'inference', 'auto'])
+        .default('pow')
+        .env('SVC_COMPUTE_MODE'),
+    )
+    .addOption(
+      new Option('--inference-backend <backend>', 'inference backend of the node\'s models')
+        .choices(['cpu', 'metal', 'cuda', 'auto'])
+        .default('auto')
+        .env('SVC_INFERENCE_BACKEND'),
+    )
+    .addOption(new Option('--model-dir <dir>', 'directory for cached model weights').argParser(nonEmpty).default('/models').env('SVC_MODEL_DIR'))
+    .addOption(
+      new Option('--models <list>', 'comma-separated approved models to load in inference mode (default: all with pinned files)')
+        .argParser(nonEmpty)
+        .env('SVC_MODELS'),
+    )
+    .addOption(
+      new Option('--pow-threads <n>', 'threads of the proof-of-work search in pow mode (0 = no search: the validator contributes no compute, mode none)')
+        .argParser(integerIn(0, 256))
+        .default(1)
+        .env('SVC_POW_THREADS'),
     );
 }
 
@@ -128,6 +157,11 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
     rateLimitExemptLoopback: exempt,
   };
   if (flags.genesis !== undefined) config.genesisFile = path.resolve(cwd, flags.genesis);
+  config.computeMode = flags.computeMode;
+  config.inferenceBackend = flags.inferenceBackend;
+  config.modelDir = path.resolve(cwd, flags.modelDir);
+  config.powThreads = flags.powThreads;
+  if (flags.models !== undefined) config.models = flags.models.split(',').map((m) => m.trim()).filter((m) => m !== '');
   if (flags.validatorAddress !== undefined) {
     try {
       parseAddress(flags.validatorAddress);

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// svc-miner: the inference miner. This release declares its interface (the spec's flags and
-// SVC_MINER_* variables); mining itself lands with the compute issue, so it refuses to pretend.
+// svc-miner: the inference miner. Its default action mines (mine.ts); `--generate-wallet` makes a
+// key and its wallet; `infer` and `models` run and list the approved models.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { packageVersion } from '../cli/version.js';
 import { registerInferenceCommands } from './infer.js';
+import { mine, printGeneratedWallet, type MineFlags } from './mine.js';
+import { DEFAULT_POLL_INTERVAL_MS } from './miner.js';
 
-const EXIT_UNAVAILABLE = 1;
 const EXIT_USAGE = 2;
 const INFORMATIONAL = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
 const BACKENDS = ['cpu', 'metal', 'cuda', 'auto'] as const;
@@ -16,17 +17,26 @@ function megabytes(value: string): number {
   return Number(value.trim());
 }
 
+function milliseconds(value: string): number {
+  const n = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || n < 1) throw new InvalidArgumentError('expected a whole number of milliseconds, at least 1.');
+  return n;
+}
+
+/** Variables that ask for mining (or a wallet) even when no argument is given. */
+const ACTION_VARIABLES = ['SVC_MINER_WALLET', 'SVC_MINER_PRIVATE_KEY', 'SVC_MINER_GENERATE_WALLET'];
+
 function buildProgram(): Command {
   const program = new Command('svc-miner')
     .description(
-      'Inference miner of the svc chain: runs approved models and submits signed proofs to a validator.\n\n' +
-        'Mining is not available in this release; it lands with the compute issue. ' +
-        'Flags and SVC_MINER_* variables are listed so that deployments can be prepared.',
+      'Inference miner of the svc chain: registers with a validator, runs the approved models on the tasks assigned ' +
+        'to it and submits Ed25519-signed proofs; rewards go to the wallet.\n\n' +
+        'Start with `svc-miner --generate-wallet`, then `svc-miner --wallet <address> --private-key <key>`.',
     )
     .version(packageVersion())
     .exitOverride()
-    .addOption(new Option('--wallet <address>', 'miner wallet address (required)').env('SVC_MINER_WALLET'))
-    .addOption(new Option('--private-key <key>', 'Ed25519 private key (required)').env('SVC_MINER_PRIVATE_KEY'))
+    .addOption(new Option('--wallet <address>', 'miner wallet address (required; derived from the private key)').env('SVC_MINER_WALLET'))
+    .addOption(new Option('--private-key <key>', 'Ed25519 private key, 0x + 64 hex digits (required)').env('SVC_MINER_PRIVATE_KEY'))
     .addOption(new Option('--validator-rpc <url>', 'validator RPC endpoint').default(DEFAULT_VALIDATOR_RPC).env('SVC_MINER_RPC_URL'))
     .addOption(new Option('--backend <backend>', 'inference backend').choices(BACKENDS).default('auto').env('SVC_MINER_BACKEND'))
     .addOption(new Option('--model-dir <dir>', 'model cache directory').default('./models').env('SVC_MINER_MODEL_DIR'))
@@ -36,11 +46,18 @@ function buildProgram(): Command {
     .addOption(new Option('--hot-models <list>', 'comma-separated models to keep loaded').env('SVC_MINER_HOT_MODELS'))
     .addOption(new Option('--generate-wallet', 'generate a wallet (address and private key) and exit').env('SVC_MINER_GENERATE_WALLET'))
     .addOption(new Option('--verbose', 'enable debug logging').env('SVC_MINER_VERBOSE'))
-    .action(() => {
-      // Without any flag the user asked what the program does; with flags they asked it to mine.
-      if (process.argv.length <= 2) program.help();
-      process.stderr.write('svc-miner: mining is not available in this release (it lands with the compute issue)\n');
-      process.exit(EXIT_UNAVAILABLE);
+    .addOption(
+      new Option('--poll-interval <ms>', 'task polling interval in ms')
+        .argParser(milliseconds).default(DEFAULT_POLL_INTERVAL_MS).env('SVC_MINER_POLL_INTERVAL').hideHelp(),
+    )
+    .action(async (opts: MineFlags, self: Command) => {
+      // Without any flag (or variable) the user asked what the program does; with flags they asked it to mine.
+      if (process.argv.length <= 2 && !ACTION_VARIABLES.some((v) => process.env[v])) program.help();
+      if (opts.generateWallet) {
+        printGeneratedWallet();
+        return;
+      }
+      await mine(opts, self);
     });
   registerInferenceCommands(program);
   return program;

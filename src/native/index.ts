@@ -300,6 +300,28 @@ export interface PowOutcome {
   elapsedMs: number;
 }
 
+/** Result of `powSearchAll`: every winning nonce of a range, up to a cap. */
+export interface PowAllOutcome {
+  /** Nonces whose BLAKE3(prefix || nonce LE) is at or below the target, ascending, at most `maxSolutions` (the lowest ones). */
+  nonces: bigint[];
+  /** The hash of each nonce in `nonces`. */
+  hashes: Buffer[];
+  /**
+   * Nonces hashed by all threads together. Fewer than `maxSolutions` found: the whole range was hashed and this is `count`.
+   * `maxSolutions` found: the search stopped early; the range up to the last nonce was searched in full (resume after it),
+   * and this also counts what other threads hashed beyond it (their solutions are dropped).
+   */
+  hashed: number;
+  elapsedMs: number;
+}
+
+/** One signature for `ed25519VerifyBatch`. */
+export interface Ed25519Item {
+  publicKey: Buffer;
+  message: Buffer;
+  signature: Buffer;
+}
+
 export interface CoreAddon {
   Chain: { open(dataDir: string, genesis: GenesisSpec, options: ChainOptions): Chain };
   RpcHttpServer: { start(chain: Chain, options: HttpServerOptions, handler: (request: HttpRequestInfo) => Promise<HttpReply>): RpcHttpServer };
@@ -311,6 +333,27 @@ export interface CoreAddon {
   powSearch(prefix: Buffer, startNonce: bigint, count: bigint, target: Buffer, threads: number): Promise<PowOutcome>;
   /** The same search with one plain `blake3::hash` per nonce: the baseline of bench/hashrate. */
   powSearchPlain(prefix: Buffer, startNonce: bigint, count: bigint, target: Buffer, threads: number): Promise<PowOutcome>;
+  /** BLAKE3(prefix || nonce as 8 bytes LE): the hash the searches compare with the target, for one nonce. */
+  powHash(prefix: Buffer, nonce: bigint): Buffer;
+  /**
+   * Every nonce in `count` nonces from `startNonce` whose hash is at or below `target`, up to `maxSolutions` (the lowest;
+   * 0 searches nothing), on `threads` threads (0 = all cores), SIMD across nonces. Off the JS thread.
+   */
+  powSearchAll(
+    prefix: Buffer,
+    startNonce: bigint,
+    count: bigint,
+    target: Buffer,
+    threads: number,
+    maxSolutions: number,
+  ): Promise<PowAllOutcome>;
+  /**
+   * Strict Ed25519 verification (ed25519-dalek `verify_strict`): false for wrong lengths, keys that are not points or of
+   * small order, non-canonical or malleable signatures. On the JS thread (about 40 µs).
+   */
+  ed25519Verify(publicKey: Buffer, message: Buffer, signature: Buffer): boolean;
+  /** `ed25519Verify` of each item, in order (always the same verdicts), off the JS thread and split over cores. */
+  ed25519VerifyBatch(items: Ed25519Item[]): Promise<boolean[]>;
   version(): string;
 }
 

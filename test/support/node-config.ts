@@ -1,5 +1,6 @@
 // The configuration of an in-process test node: a devnet on loopback with every listener on a free
-// port, quiet logs, the RPC rate limit off and loopback exempt from the explorer's limits.
+// port, quiet logs, the RPC rate limit off, loopback exempt from the explorer's limits, and compute
+// mode pow without a search thread (mode none).
 import type { NodeConfig } from '../../src/config.js';
 import { CHAIN_ID } from '../../src/params.js';
 
@@ -16,6 +17,8 @@ export function devnetConfig(dataDir: string, overrides: Partial<NodeConfig> = {
     logLevel: 'silent',
     rpcRateLimit: 0,
     rateLimitExemptLoopback: true,
+    // No proof-of-work search unless a test asks for it: it would take a core from every test node.
+    powThreads: 0,
     ...overrides,
   };
 }

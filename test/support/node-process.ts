@@ -131,6 +131,8 @@ export class NodeProcess {
       '--explorer-port', '0',
       '--block-time-ms', String(opts.blockTimeMs ?? 250),
       '--log-level', opts.logLevel ?? 'info',
+      // No proof-of-work search (mode none) unless the test's own flags ask for one: a later flag wins.
+      '--pow-threads', '0',
       ...(opts.extraArgs ?? []),
     ];
     const child = spawn(process.execPath, args, {

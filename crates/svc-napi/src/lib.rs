@@ -1,8 +1,9 @@
 //! The core addon: thin N-API bindings over the svc crates. Types are converted here; all work
-//! happens in svc-primitives, svc-store, svc-evm and svc-pow.
+//! happens in svc-primitives, svc-store, svc-evm, svc-pow and svc-crypto.
 
 mod chain;
 mod convert;
+mod crypto;
 mod http;
 mod pow;
 mod rpc;

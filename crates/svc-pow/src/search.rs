@@ -7,7 +7,7 @@
 //! several nonces at once, one nonce per SIMD lane (16 with AVX-512, 8 with AVX2, 4 otherwise),
 //! and the range is split over threads.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Longest prefix: the pre-image must fit in one 1024-byte BLAKE3 chunk.
 pub const MAX_PREFIX_LEN: usize = 1024 - 8;
@@ -56,6 +56,14 @@ pub struct Solution {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchOutcome {
     pub solution: Option<Solution>,
+    pub hashes: u64,
+}
+
+/// What a search for every solution did: the solutions, in nonce order, and how many nonces it
+/// hashed (see search_all for what that counts when the search stopped at max_solutions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchAllOutcome {
+    pub solutions: Vec<Solution>,
     pub hashes: u64,
 }
 
@@ -113,28 +121,93 @@ pub fn search(prefix: &[u8], start: u64, count: u64, target: &[u8; 32], threads:
     Ok(on_threads(start, count, threads, |from, n, stop| job.run(from, n, stop)))
 }
 
-/// Splits `start..start+count` (capped below 2^64) into one contiguous range per thread; a solution
-/// raises the shared stop flag, and the lowest solution found is reported.
+/// Every nonce in `start..start+count` whose hash meets the target, up to `max_solutions` of them
+/// (the lowest ones), in nonce order, searched like `search` (SIMD across nonces, the range split
+/// over `threads` threads, 0 = all cores). `max_solutions == 0` searches nothing.
+///
+/// `hashes` counts every nonce hashed, by all threads together: the work done. When fewer than
+/// `max_solutions` are returned, the whole range was searched and `hashes` is `count` (capped below
+/// 2^64, as in `search`). When `max_solutions` are returned, the search stopped early: each thread
+/// stops once its own range holds `max_solutions` solutions or the ranges below it hold that many
+/// together, so the range up to the last returned nonce was searched in full (resume at the last
+/// nonce + 1), and with one thread `hashes` is exactly `last nonce − start + 1`; with several, it
+/// also counts what the threads above had hashed past that nonce when they stopped, whose solutions
+/// are dropped.
+pub fn search_all(
+    prefix: &[u8],
+    start: u64,
+    count: u64,
+    target: &[u8; 32],
+    threads: usize,
+    max_solutions: usize,
+) -> Result<SearchAllOutcome, SearchError> {
+    check_prefix(prefix)?;
+    if max_solutions == 0 {
+        return Ok(SearchAllOutcome { solutions: Vec::new(), hashes: 0 });
+    }
+    let job = Job::new(prefix, target);
+    let ranges = split(start, count, threads);
+    // Solutions found so far by the thread of each range.
+    let found: Vec<AtomicUsize> = ranges.iter().map(|_| AtomicUsize::new(0)).collect();
+    let range = |i: usize, (from, n): (u64, u64)| {
+        let mut solutions = Vec::new();
+        let below_have_enough = || found[..i].iter().map(|f| f.load(Ordering::Relaxed)).sum::<usize>() >= max_solutions;
+        let hashes = job.scan(from, n, below_have_enough, |nonce, hash| {
+            solutions.push(Solution { nonce, hash });
+            found[i].store(solutions.len(), Ordering::Relaxed);
+            solutions.len() >= max_solutions
+        });
+        (solutions, hashes)
+    };
+    let parts: Vec<(Vec<Solution>, u64)> = if ranges.len() <= 1 {
+        ranges.iter().map(|&r| range(0, r)).collect()
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = ranges.iter().enumerate().map(|(i, &r)| s.spawn(move || range(i, r))).collect();
+            handles.into_iter().map(|h| h.join().expect("search thread panicked")).collect()
+        })
+    };
+    let hashes = parts.iter().map(|(_, h)| h).sum();
+    let mut solutions: Vec<Solution> = parts.into_iter().flat_map(|(s, _)| s).collect();
+    solutions.truncate(max_solutions);
+    Ok(SearchAllOutcome { solutions, hashes })
+}
+
+/// Splits `start..start+count` (capped below 2^64) into one contiguous, ascending, non-empty range
+/// per thread (0 = all cores); one range when there is one thread or under 4096 nonces.
+fn split(start: u64, count: u64, threads: usize) -> Vec<(u64, u64)> {
+    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
+    let count = count.min(u64::MAX - start);
+    if threads == 1 || count < 4096 {
+        return vec![(start, count)];
+    }
+    let per = count.div_ceil(threads as u64);
+    (0..threads as u64)
+        .filter_map(|i| {
+            let from = start + i * per;
+            let n = per.min((start + count).saturating_sub(from));
+            (n > 0).then_some((from, n))
+        })
+        .collect()
+}
+
+/// Runs `range` on each of `split`'s ranges, one thread each; a solution raises the shared stop
+/// flag, and the lowest solution found is reported.
 fn on_threads<F>(start: u64, count: u64, threads: usize, range: F) -> SearchOutcome
 where
     F: Fn(u64, u64, &AtomicBool) -> SearchOutcome + Sync,
 {
-    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
-    let count = count.min(u64::MAX - start);
+    let ranges = split(start, count, threads);
     let stop = AtomicBool::new(false);
-    if threads == 1 || count < 4096 {
-        return range(start, count, &stop);
+    if let [(from, n)] = ranges[..] {
+        return range(from, n, &stop);
     }
-    let per = count.div_ceil(threads as u64);
     let outcomes: Vec<SearchOutcome> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads as u64)
-            .filter_map(|i| {
-                let from = start + i * per;
-                let n = per.min((start + count).saturating_sub(from));
-                (n > 0).then(|| {
-                    let (range, stop) = (&range, &stop);
-                    s.spawn(move || range(from, n, stop))
-                })
+        let handles: Vec<_> = ranges
+            .iter()
+            .map(|&(from, n)| {
+                let (range, stop) = (&range, &stop);
+                s.spawn(move || range(from, n, stop))
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("search thread panicked")).collect()
@@ -202,39 +275,64 @@ impl Job {
         }
     }
 
+    /// Searches until the first solution (any thread's, through `stop`).
     fn run(&self, start: u64, count: u64, stop: &AtomicBool) -> SearchOutcome {
+        let mut solution = None;
+        let hashes = self.scan(
+            start,
+            count,
+            || stop.load(Ordering::Relaxed),
+            |nonce, hash| {
+                stop.store(true, Ordering::Relaxed);
+                solution = Some(Solution { nonce, hash });
+                true
+            },
+        );
+        SearchOutcome { solution, hashes }
+    }
+
+    /// Hashes nonces `start..start+count` in order, calling `hit` for each solution; stops after a
+    /// solution for which `hit` returns true, or when `stop()` does (asked every 1024 batches).
+    /// Returns the number of nonces hashed.
+    fn scan<S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(&self, start: u64, count: u64, stop: S, hit: H) -> u64 {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx512f") {
                 // SAFETY: the CPU supports AVX-512F, checked just above.
-                return unsafe { self.run_avx512(start, count, stop) };
+                return unsafe { self.scan_avx512(start, count, stop, hit) };
             }
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2, checked just above.
-                return unsafe { self.run_avx2(start, count, stop) };
+                return unsafe { self.scan_avx2(start, count, stop, hit) };
             }
         }
-        self.run_lanes::<4>(start, count, stop)
+        self.scan_lanes::<4, S, H>(start, count, stop, hit)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn run_avx512(&self, start: u64, count: u64, stop: &AtomicBool) -> SearchOutcome {
-        self.run_lanes::<16>(start, count, stop)
+    unsafe fn scan_avx512<S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(&self, start: u64, count: u64, stop: S, hit: H) -> u64 {
+        self.scan_lanes::<16, S, H>(start, count, stop, hit)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn run_avx2(&self, start: u64, count: u64, stop: &AtomicBool) -> SearchOutcome {
-        self.run_lanes::<8>(start, count, stop)
+    unsafe fn scan_avx2<S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(&self, start: u64, count: u64, stop: S, hit: H) -> u64 {
+        self.scan_lanes::<8, S, H>(start, count, stop, hit)
     }
 
     #[inline(always)]
-    fn run_lanes<const N: usize>(&self, start: u64, count: u64, stop: &AtomicBool) -> SearchOutcome {
+    fn scan_lanes<const N: usize, S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(
+        &self,
+        start: u64,
+        count: u64,
+        stop: S,
+        mut hit: H,
+    ) -> u64 {
         let mut done = 0u64;
         while done < count {
-            // Other threads' solutions are checked every 1024 batches, not per batch.
-            if done % (N as u64 * 1024) == 0 && done > 0 && stop.load(Ordering::Relaxed) {
+            // Other threads' progress is checked every 1024 batches, not per batch.
+            if done % (N as u64 * 1024) == 0 && done > 0 && stop() {
                 break;
             }
             let first = start + done;
@@ -245,15 +343,14 @@ impl Job {
                 if heads[0][lane].swap_bytes() <= self.target_head {
                     let nonce = first + lane as u64;
                     let hash = hash_bytes(&heads, lane);
-                    if meets_target(&hash, &self.target) {
-                        stop.store(true, Ordering::Relaxed);
-                        return SearchOutcome { solution: Some(Solution { nonce, hash }), hashes: done + lane as u64 + 1 };
+                    if meets_target(&hash, &self.target) && hit(nonce, hash) {
+                        return done + lane as u64 + 1;
                     }
                 }
             }
             done += lanes as u64;
         }
-        SearchOutcome { solution: None, hashes: done }
+        done
     }
 
     /// Root hash words of nonces `first..first+N`, one nonce per lane.
@@ -269,7 +366,8 @@ impl Job {
                 *w = [word; N];
             }
             for lane in 0..N {
-                let nonce = (first + lane as u64).to_le_bytes();
+                // Lanes past the range's end may pass 2^64: they are hashed and ignored.
+                let nonce = first.wrapping_add(lane as u64).to_le_bytes();
                 for (k, byte) in nonce.iter().enumerate() {
                     let pos = self.nonce_offset + k;
                     if pos / 64 == b {
@@ -430,5 +528,76 @@ mod tests {
         assert_eq!(out.hashes, 13);
         assert_eq!(search(&[0; 1017], 0, 1, &NEVER, 1), Err(SearchError::PrefixTooLong { len: 1017 }));
         assert_eq!(search(b"abc", u64::MAX - 3, 100, &NEVER, 1).unwrap().hashes, 3);
+    }
+
+    /// Every solution in the range, by plain BLAKE3 calls.
+    fn plain_all(prefix: &[u8], start: u64, count: u64, target: &[u8; 32]) -> Vec<Solution> {
+        (start..start + count)
+            .map(|nonce| Solution { nonce, hash: pow_hash(prefix, nonce) })
+            .filter(|s| meets_target(&s.hash, target))
+            .collect()
+    }
+
+    #[test]
+    fn search_all_agrees_with_a_plain_loop() {
+        // About one nonce in 256 wins; ranges with odd ends exercise partial SIMD batches.
+        let mut target = [0xFFu8; 32];
+        target[0] = 0x00;
+        for (prefix_len, start, count) in [(32usize, 0u64, 100_000u64), (80, 12_345, 77_777), (3, 5, 4000), (130, 1, 0)] {
+            let prefix: Vec<u8> = (0..prefix_len).map(|i| (i * 13 + 1) as u8).collect();
+            let want = plain_all(&prefix, start, count, &target);
+            for threads in [1, 2, 3, 0] {
+                let out = search_all(&prefix, start, count, &target, threads, usize::MAX).unwrap();
+                assert_eq!(out.solutions, want, "prefix {prefix_len}, threads {threads}");
+                assert_eq!(out.hashes, count);
+            }
+        }
+        assert!(!plain_all(&[1; 32], 0, 100_000, &target).is_empty());
+        let none = search_all(b"abc", 0, 50_000, &NEVER, 2, 10).unwrap();
+        assert_eq!(none, SearchAllOutcome { solutions: vec![], hashes: 50_000 });
+    }
+
+    #[test]
+    fn search_all_honours_max_solutions() {
+        let prefix = vec![9u8; 80];
+        let mut target = [0xFFu8; 32];
+        target[0] = 0x00;
+        let all = plain_all(&prefix, 0, 200_000, &target);
+        assert!(all.len() > 300, "{} solutions", all.len());
+        for max in [1, 2, 7, 100, all.len(), all.len() + 1] {
+            let want: Vec<Solution> = all.iter().copied().take(max).collect();
+            for threads in [1, 2, 4] {
+                let out = search_all(&prefix, 0, 200_000, &target, threads, max).unwrap();
+                assert_eq!(out.solutions, want, "max {max}, threads {threads}");
+                if max > all.len() {
+                    assert_eq!(out.hashes, 200_000);
+                } else if threads == 1 {
+                    assert_eq!(out.hashes, want.last().unwrap().nonce + 1, "one thread stops at the last solution");
+                } else {
+                    assert!(out.hashes > want.last().unwrap().nonce, "max {max}, threads {threads}");
+                }
+            }
+        }
+        assert_eq!(search_all(&prefix, 0, 200_000, &target, 2, 0).unwrap(), SearchAllOutcome { solutions: vec![], hashes: 0 });
+        assert_eq!(search_all(&[0; 1017], 0, 1, &target, 1, 1), Err(SearchError::PrefixTooLong { len: 1017 }));
+    }
+
+    #[test]
+    #[ignore = "timing: cargo test --release -p svc-pow -- --ignored --nocapture"]
+    fn timing() {
+        let prefix = vec![7u8; 80];
+        let n = 1u64 << 24;
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            let out = search(&prefix, 0, n, &NEVER, 1).unwrap();
+            let el = t.elapsed();
+            assert_eq!(out.hashes, n);
+            println!("search: {n} nonces on 1 thread in {el:?}, {:.2} MH/s", n as f64 / el.as_secs_f64() / 1e6);
+            let t = std::time::Instant::now();
+            let out = search_all(&prefix, 0, n, &NEVER, 1, 1).unwrap();
+            let el = t.elapsed();
+            assert_eq!(out.hashes, n);
+            println!("search_all: {n} nonces on 1 thread in {el:?}, {:.2} MH/s", n as f64 / el.as_secs_f64() / 1e6);
+        }
     }
 }

@@ -61,8 +61,12 @@ export interface ModuleOutcome {
 
 /** What the end of a block did. */
 export interface BlockEnd {
+  /** Mints of the validators' and treasury's parts, and burns; the miners' share is left to the compute module. */
   moves: BalanceMove[];
+  /** The whole block reward minted (validators, treasury and miners). */
   minted: bigint;
+  /** The inference miners' part of `minted` (spec: 15%), not in `moves`. */
+  minersShare: bigint;
   burned: bigint;
   events: LedgerEvent[];
 }
@@ -149,6 +153,9 @@ function payoutMoves(payouts: Payout[]): BalanceMove[] {
 }
 
 type Decoded = { functionName: string; args: readonly unknown[] };
+
+/** The compute and accuracy parts (0..10000) of the given validators' scores. */
+export type ComputeParts = (validators: readonly Address[]) => Map<Address, { computeBps: number; accuracyBps: number }>;
 
 export class StakingModule {
   /** Penalties ordered between blocks (spot-check failures), applied at the next block's end. */
@@ -292,15 +299,23 @@ export class StakingModule {
     this.pendingPenalties.push({ validator, reason });
   }
 
+  private computeParts: ComputeParts | undefined;
+
+  /** Where the compute and accuracy parts of the score come from (the compute module). */
+  setComputeParts(parts: ComputeParts): void {
+    this.computeParts = parts;
+  }
+
   /** Contribution scores of the active validators (and the others, for queries), by address. */
   scores(): Map<Address, ScoreBreakdown> {
-    return contributionScores(this.ledger.validators(), this.params);
+    const validators = this.ledger.validators();
+    return contributionScores(validators, this.params, this.computeParts?.(validators.map((v) => v.address)));
   }
 
   /**
    * End of a block: count liveness (`signers` signed, the proposer proposed), mint the block reward
    * (times the stake-ratio multiplier) and split it: the treasury's share, the inference miners'
-   * share (held by the treasury until the compute module pays miners), and the validators' share by
+   * share (returned as minersShare: the compute module mints and pays it), and the validators' share by
    * contribution score, commission first, then delegators pro rata. Closes the epoch on its last block.
    */
   endBlock(ctx: BlockContext, proposer: Address, signers: readonly Address[], supply: bigint): BlockEnd {
@@ -331,7 +346,8 @@ export class StakingModule {
     }
     const moves: BalanceMove[] = [];
     if (distributed > 0n) moves.push({ to: addressBuffer(STAKING), amount: distributed });
-    const toTreasury = minted - distributed;
+    // The miners' share is minted by the compute module, which pays it by FLOPs.
+    const toTreasury = minted - distributed - split.inferenceMiners;
     if (toTreasury > 0n) moves.push({ to: addressBuffer(TREASURY), amount: toTreasury });
     if (burned > 0n) moves.push({ from: addressBuffer(STAKING), amount: burned });
 
@@ -340,7 +356,7 @@ export class StakingModule {
       const scores = this.scores();
       this.ledger.endEpoch(this.ledger.currentEpoch, ctx.height, (v) => v.tokens * BigInt(scores.get(v.operator)?.totalBps ?? 0));
     }
-    return { moves, minted, burned, events };
+    return { moves, minted, minersShare: split.inferenceMiners, burned, events };
   }
 
   /** The validators' part of a reward split by contribution score among the active set; the rounding remainder goes to the best score. */

@@ -1,9 +1,10 @@
 // Contribution score: five parts, each 0..10000 basis points (shown as 0..100), weighted by
 // params.staking.scoreWeightsBps into the total that splits the validators' block reward.
 //   staking   tokens relative to the largest active validator's
-//   compute   proof-of-work or inference contribution (0 until the compute module reports it)
+//   compute   proof-of-work or inference contribution, from the compute module: hashrate (pow) or
+//             inference score (inference) relative to the best validator of the same mode
 //   uptime    blocks signed in the liveness window (a validator not yet expected to sign has 100)
-//   accuracy  spot-checks passed (100 until the compute module runs spot-checks)
+//   accuracy  spot-checks passed among the decided ones of proofs through the validator (100 with none)
 //   network   decentralisation: 100 up to an equal share of the active set's stake, falling as a
 //             validator holds more (equal share / its share), so concentration earns less
 import type { StakingParams } from '../../params.js';
@@ -22,7 +23,11 @@ export interface ScoreBreakdown {
 }
 
 /** Scores of every validator; only active ones share rewards, but every one has a score to show. */
-export function contributionScores(validators: readonly ValidatorView[], params: Pick<StakingParams, 'scoreWeightsBps'>): Map<Address, ScoreBreakdown> {
+export function contributionScores(
+  validators: readonly ValidatorView[],
+  params: Pick<StakingParams, 'scoreWeightsBps'>,
+  compute?: ReadonlyMap<Address, { computeBps: number; accuracyBps: number }>,
+): Map<Address, ScoreBreakdown> {
   const active = validators.filter((v) => v.status === 'active');
   const maxTokens = active.reduce((m, v) => (v.tokens > m ? v.tokens : m), 0n);
   const totalTokens = active.reduce((s, v) => s + v.tokens, 0n);
@@ -31,9 +36,10 @@ export function contributionScores(validators: readonly ValidatorView[], params:
   for (const v of validators) {
     const relative = maxTokens === 0n ? 0n : (v.tokens * BigInt(FULL)) / maxTokens;
     const staking = Number(relative > BigInt(FULL) ? BigInt(FULL) : relative);
-    const compute = 0;
+    const parts = compute?.get(v.address);
+    const computePart = parts?.computeBps ?? 0;
     const uptime = v.uptimeBps;
-    const accuracy = FULL;
+    const accuracy = parts?.accuracyBps ?? FULL;
     let network = FULL;
     if (active.length > 0 && v.tokens > 0n && totalTokens > 0n) {
       // equal share / own share = totalTokens / (n * tokens), capped at 1.
@@ -41,9 +47,9 @@ export function contributionScores(validators: readonly ValidatorView[], params:
       network = v.tokens * n <= totalTokens ? FULL : Number((totalTokens * BigInt(FULL)) / (n * v.tokens));
     }
     const totalBps = Math.floor(
-      (staking * w.staking + compute * w.compute + uptime * w.uptime + accuracy * w.accuracy + network * w.network) / FULL,
+      (staking * w.staking + computePart * w.compute + uptime * w.uptime + accuracy * w.accuracy + network * w.network) / FULL,
     );
-    out.set(v.address, { staking, compute, uptime, accuracy, network, totalBps });
+    out.set(v.address, { staking, compute: computePart, uptime, accuracy, network, totalBps });
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // eth_call and eth_estimateGas: run a message on a block's state without making a transaction.
 import { core, type CallResult, type EstimateResult } from '../../native/index.js';
 import { toAddress, type ModuleOutcome } from '../../modules/staking/module.js';
-import { rpc, system } from '../../params.js';
+import { rpc } from '../../params.js';
+import { isSystemModule } from '../../chain/app.js';
 import { stateBlockNumber } from '../block-tags.js';
 import { ExecutionError, ExecutionRevertedError, HistoricalStateUnavailableError, InvalidArgumentError } from '../errors.js';
 import { readStateAsync } from '../historical-state.js';
@@ -24,7 +25,6 @@ function failure(result: CallResult | EstimateResult): Error {
   return new ExecutionError(result.error ?? 'execution halted');
 }
 
-const STAKING = Buffer.from(system.stakingAddress.slice(2), 'hex');
 
 /**
  * A call to the staking module runs the module on a copy of its state at the head (the module
@@ -34,13 +34,14 @@ function simulateModule(ctx: RpcContext, call: ParsedCall, blockNumber: number):
   const { chain, app } = ctx.services;
   const head = chain.head();
   if (blockNumber !== head.number) {
-    throw new HistoricalStateUnavailableError(blockNumber, `staking module state is served at the head (${head.number}) only`);
+    throw new HistoricalStateUnavailableError(blockNumber, `system module state is served at the head (${head.number}) only`);
   }
   const from = call.request.from ?? Buffer.alloc(20);
   const value = call.request.value ?? 0n;
   if (value > 0n && chain.getAccount(from, head.number).balance < value) throw new ExecutionError('insufficient funds for transfer');
   const data = call.request.data ?? Buffer.alloc(0);
-  return app.staking.simulate(
+  return app.simulateModule(
+    call.request.to!,
     { from: toAddress(from), value, data, gasLimit: call.request.gas ?? BigInt(rpc.gasCap), intrinsicGas: core.intrinsicGas(data) },
     // The next block's earliest time: block time, not the wall clock, decides what the call sees.
     { height: head.number + 1, now: head.timestamp + 1 },
@@ -48,7 +49,7 @@ function simulateModule(ctx: RpcContext, call: ParsedCall, blockNumber: number):
 }
 
 function isModuleCall(call: ParsedCall): boolean {
-  return call.request.to !== undefined && call.request.to.equals(STAKING);
+  return isSystemModule(call.request.to);
 }
 
 function moduleFailure(outcome: ModuleOutcome): Error {

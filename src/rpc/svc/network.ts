@@ -98,6 +98,7 @@ export const networkMethods: MethodTable = {
       highestBlock: head,
       validatorAddress: checksumAddress(coinbase),
       network: config.network,
+      computeMode: ctx.services.compute.mode,
     };
   }),
 

@@ -43,11 +43,31 @@ function summary(v: ValidatorView, score: ScoreBreakdown | undefined): Record<st
   };
 }
 
+/** The spec's inference data of a validator (computeMode, providesCompute, hashrate, inferenceScore, tasksCompleted). */
+function computeFields(ctx: RpcContext, addresses: readonly Address[]): Map<Address, Record<string, unknown>> {
+  const { app } = ctx.services;
+  const views = app.compute.computeViews(addresses, app.staking.state.currentEpoch);
+  return new Map(
+    [...views].map(([a, c]) => [
+      a,
+      {
+        computeMode: c.computeMode,
+        providesCompute: c.providesCompute,
+        hashrate: c.hashrate.toString(),
+        inferenceScore: c.inferenceScore.toString(),
+        tasksCompleted: c.tasksCompleted.toString(),
+      },
+    ]),
+  );
+}
+
 export const stakingMethods: MethodTable = {
   svc_getValidators: method([], (ctx) => {
     const { staking } = ctx.services.app;
     const scores = staking.scores();
-    return staking.state.validators().map((v) => summary(v, scores.get(v.address)));
+    const validators = staking.state.validators();
+    const compute = computeFields(ctx, validators.map((v) => v.address));
+    return validators.map((v) => ({ ...summary(v, scores.get(v.address)), ...compute.get(v.address) }));
   }),
 
   svc_getValidator: method([required(parseAddress)], (ctx, [address]) => {
@@ -55,6 +75,7 @@ export const stakingMethods: MethodTable = {
     const score = ctx.services.app.staking.scores().get(v.address);
     return {
       ...summary(v, score),
+      ...computeFields(ctx, [v.address]).get(v.address),
       operatorAddress: checksum(v.operator),
       selfStake: toQuantity(v.selfStake),
       delegatedStake: toQuantity(v.delegatedStake),

@@ -3,6 +3,7 @@
 // {"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"0x..","result":...}}.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { proofView } from '../svc/compute.js';
 import { checksumAddress } from '../../chain/address.js';
 import type { NodeServices } from '../../chain/services.js';
 import type { Address, EpochSnapshot } from '../../modules/staking/types.js';
@@ -195,6 +196,8 @@ export class SubscriptionHub {
       if (set !== undefined) this.fanOut('svcNewEpochs', this.byKind.get('svcNewEpochs')!, JSON.stringify(epochNotification(set, block)));
     }
 
+    this.deliverProofs(number);
+
     if (this.validators !== undefined) {
       for (const change of this.validators.next()) {
         const json = JSON.stringify(validatorNotification(change, block));
@@ -203,6 +206,24 @@ export class SubscriptionHub {
         );
         this.fanOut('svcValidatorStatus', subs, json);
       }
+    }
+  }
+
+  /** svcInferenceProofs: each proof accepted in the block, then each spot-check the block decided. */
+  private deliverProofs(number: number): void {
+    const subs = this.byKind.get('svcInferenceProofs')!;
+    const events = this.services.app.lastComputeEvents;
+    if (subs.size === 0 || events === undefined || events.height !== number) return;
+    const items = [
+      ...events.accepted.map((p) => ({ event: 'accepted' as const, proof: p })),
+      ...events.decided.map((p) => ({ event: p.spotCheck === 'passed' ? ('spotCheckPassed' as const) : ('spotCheckFailed' as const), proof: p })),
+    ];
+    for (const { event, proof } of items) {
+      const json = JSON.stringify({ event, blockNumber: toQuantity(number), ...proofView(proof) });
+      const targets = [...subs].filter(
+        (s) => s.filter.kind === 'svcInferenceProofs' && (s.filter.validators === null || s.filter.validators.has(proof.validator)),
+      );
+      this.fanOut('svcInferenceProofs', targets, json);
     }
   }
 

@@ -1,0 +1,48 @@
+//! Ed25519 verification bindings over svc_crypto: one signature on the JS thread (a verification
+//! is about 40 µs), a batch off it.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// One signature to verify.
+#[napi(object)]
+pub struct Ed25519Item {
+    pub public_key: Buffer,
+    pub message: Buffer,
+    pub signature: Buffer,
+}
+
+/// Whether `signature` is a valid Ed25519 signature of `message` by `publicKey` (strict: rejects
+/// wrong lengths, small-order keys and malleable signatures).
+#[napi]
+pub fn ed25519_verify(public_key: Buffer, message: Buffer, signature: Buffer) -> bool {
+    svc_crypto::ed25519_verify(&public_key, &message, &signature)
+}
+
+pub struct Ed25519BatchTask {
+    /// (public key, message, signature) per item, copied off the JS heap.
+    items: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+}
+
+impl Task for Ed25519BatchTask {
+    type Output = Vec<bool>;
+    type JsValue = Vec<bool>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let items: Vec<(&[u8], &[u8], &[u8])> =
+            self.items.iter().map(|(p, m, s)| (p.as_slice(), m.as_slice(), s.as_slice())).collect();
+        Ok(svc_crypto::ed25519_verify_batch(&items))
+    }
+
+    fn resolve(&mut self, _env: Env, verdicts: Self::Output) -> Result<Vec<bool>> {
+        Ok(verdicts)
+    }
+}
+
+/// `ed25519Verify` of each item, in order, off the JS thread (split over cores for long batches).
+#[napi]
+pub fn ed25519_verify_batch(items: Vec<Ed25519Item>) -> AsyncTask<Ed25519BatchTask> {
+    AsyncTask::new(Ed25519BatchTask {
+        items: items.into_iter().map(|i| (i.public_key.to_vec(), i.message.to_vec(), i.signature.to_vec())).collect(),
+    })
+}

@@ -1,0 +1,87 @@
+// The node's compute service: resolves the compute mode at start, announces it for the node's
+// validator, and runs what the mode needs: the proof-of-work search (pow), or the models, proof
+// intake and spot-checks (inference). Consensus effects all go through the compute module's queues.
+import type { Logger } from 'pino';
+import type { ChainApp } from '../chain/app.js';
+import type { NodeEvents } from '../chain/services.js';
+import type { Chain } from '../native/index.js';
+import type { InferenceBackend } from '../native/inference.js';
+import { epochOfHeight } from '../modules/staking/epoch.js';
+import type { Address } from '../modules/compute/types.js';
+import type { ComputeModeSetting } from '../params.js';
+import { ComputeIntake } from './intake.js';
+import { resolveComputeMode, type NodeModels } from './models.js';
+import { PowMiner, type PowStats } from './pow-miner.js';
+import { SpotChecker } from './spot-checker.js';
+
+export interface NodeComputeOptions {
+  app: ChainApp;
+  chain: Chain;
+  events: NodeEvents;
+  chainId: number;
+  validator: Address;
+  setting: ComputeModeSetting;
+  backend: InferenceBackend;
+  modelDir: string;
+  models?: readonly string[];
+  powThreads: number;
+  log: Logger;
+}
+
+export class NodeCompute {
+  private readonly onBlock = (): void => this.spotChecker?.poll();
+
+  private constructor(
+    /** `none`: pow mode with no search thread (--pow-threads 0). */
+    readonly mode: 'pow' | 'inference' | 'none',
+    readonly reason: string,
+    readonly intake: ComputeIntake,
+    readonly models: NodeModels | null,
+    readonly powMiner: PowMiner | null,
+    readonly spotChecker: SpotChecker | null,
+    private readonly events: NodeEvents,
+  ) {
+    events.on('block', this.onBlock);
+  }
+
+  static async start(o: NodeComputeOptions): Promise<NodeCompute> {
+    const log = o.log.child({ module: 'compute' });
+    const { compute, staking } = o.app;
+    const resolved = await resolveComputeMode({
+      setting: o.setting,
+      backend: o.backend,
+      modelDir: o.modelDir,
+      ...(o.models ? { models: o.models } : {}),
+      params: compute.params,
+      log,
+    });
+    const mode = resolved.mode === 'pow' && o.powThreads === 0 ? 'none' : resolved.mode;
+    const reason = mode === 'none' ? `${resolved.reason}, with --pow-threads 0: no search, no compute contribution` : resolved.reason;
+    log.info({ mode, setting: o.setting, reason }, 'compute mode');
+    compute.setLocalMode(o.validator, mode);
+    const head = () => {
+      const h = o.chain.head();
+      return { number: h.number, timestamp: h.timestamp, epoch: epochOfHeight(h.number + 1, staking.params) };
+    };
+    const intake = new ComputeIntake(compute, o.chainId, o.validator, resolved.models, head, log);
+    let miner: PowMiner | null = null;
+    let checker: SpotChecker | null = null;
+    if (mode === 'pow') {
+      miner = new PowMiner(compute, o.chain, o.validator, o.powThreads, log);
+      miner.start();
+    } else if (mode === 'inference') {
+      checker = new SpotChecker(compute, resolved.models!, log);
+    }
+    return new NodeCompute(mode, reason, intake, resolved.models, miner, checker, o.events);
+  }
+
+  powStats(): PowStats | null {
+    return this.powMiner?.stats() ?? null;
+  }
+
+  async stop(): Promise<void> {
+    this.events.off('block', this.onBlock);
+    await this.powMiner?.stop();
+    await this.spotChecker?.idle();
+  }
+}

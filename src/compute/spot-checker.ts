@@ -1,0 +1,69 @@
+// Spot-checks: the proofs the block hash drew (params.compute.spotCheckBps of them) are run again on
+// the node's own model and compared with the tolerance of docs/inference.md; the verdict enters the
+// next block, where a failure jails the miner (and slashes its stake if its wallet is a validator).
+import type { Logger } from 'pino';
+import { inferenceAddon } from '../native/inference.js';
+import type { ComputeModule } from '../modules/compute/module.js';
+import { bytesOf, type Hex } from '../modules/compute/wire.js';
+import type { NodeModels } from './models.js';
+
+/** The bytes as an Int8Array of their own (a small Buffer may be a view into a shared pool). */
+function int8(b: Buffer): Int8Array {
+  const out = new Int8Array(b.length);
+  for (let i = 0; i < b.length; i++) out[i] = (b[i]! << 24) >> 24;
+  return out;
+}
+
+export class SpotChecker {
+  private readonly inFlight = new Set<Hex>();
+  private readonly unservable = new Set<Hex>();
+  checked = 0;
+
+  constructor(
+    private readonly compute: ComputeModule,
+    private readonly models: NodeModels,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts the checks drawn and not yet decided or running (called after every block). */
+  poll(): void {
+    for (const id of this.compute.spotChecksPending) {
+      if (this.inFlight.has(id) || this.unservable.has(id) || this.compute.hasVerdictQueued(id)) continue;
+      this.inFlight.add(id);
+      void this.check(id).finally(() => this.inFlight.delete(id));
+    }
+  }
+
+  /** Waits for the checks in flight (shutdown, tests). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  private async check(id: Hex): Promise<void> {
+    try {
+      const p = this.compute.proof(id);
+      const t = p ? this.compute.task(p.taskId) : undefined;
+      if (!p || !t) return;
+      const model = this.models.loaded.get(p.modelId);
+      if (!model) {
+        this.unservable.add(id);
+        this.log.warn({ proof: id, model: p.modelId }, 'spot-check drawn for a model this node does not run; another validator must decide it');
+        return;
+      }
+      const [out] = await model.infer([t.input], 1);
+      const verdict = inferenceAddon().verifyOutput(
+        { modelId: p.modelId, inputHash: bytesOf(p.inputHash), quantized: int8(bytesOf(p.quantized)), outputHash: bytesOf(p.outputHash) },
+        { modelId: out!.modelId, inputHash: out!.inputHash, quantized: out!.quantized, outputHash: out!.outputHash },
+      );
+      this.checked += 1;
+      this.compute.queueVerdict({
+        proofId: id,
+        passed: verdict.accepted,
+        result: { cosinePpm: Math.round(verdict.cosine * 1e6), maxAbsDiff: verdict.maxAbsDiff, hashMatches: verdict.hashMatches },
+      });
+      this.log.info({ proof: id, miner: p.miner, passed: verdict.accepted, cosine: verdict.cosine, maxAbsDiff: verdict.maxAbsDiff }, 'spot-check done');
+    } catch (err) {
+      this.log.error({ err, proof: id }, 'spot-check failed to run; it is retried after the next block');
+    }
+  }
+}

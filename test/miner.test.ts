@@ -1,0 +1,503 @@
+// svc-miner's mining mode: wallet generation and key checks (the compiled CLI), the mining loop
+// driven in-process against a stand-in validator with a stand-in model engine (no libtorch
+// needed), and the real program with the inference addon and svc-embed-small against the same
+// stand-in validator (skipped where the addon or the model files are absent).
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { recoverMessageAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import {
+  bytesOf, hexOf, inputHash, outputHash, proofMessage, registrationMessage, walletKeyOf,
+  type Hex, type InferenceProofJson, type MinerRegistrationJson, type TaskJson,
+} from '../src/modules/compute/wire.js';
+import { inferenceAddon, inferenceAvailability, type HardwareInfo, type InferenceOutput, type ModelInfo } from '../src/native/inference.js';
+import type { InferenceEngine, ModelRunner } from '../src/miner/engine.js';
+import { Miner, MinerConfigError } from '../src/miner/miner.js';
+import { ModelCache } from '../src/miner/model-cache.js';
+import { RpcClient } from '../src/miner/rpc-client.js';
+import { initialStats, statusText, type MinerReporter, type MinerStats } from '../src/miner/status.js';
+import { deriveKeys, generateWallet, minerKeys } from '../src/miner/wallet.js';
+import { SMALL, testModelDir } from './support/inference.js';
+
+const SVC_MINER = fileURLToPath(new URL('../src/miner/cli.js', import.meta.url));
+const CHAIN_ID = 9000;
+const VALIDATOR: Hex = '0x00000000000000000000000000000000000000aa';
+const MEDIUM = 'svc-embed-medium@v1.0';
+const CLASSIFY = 'svc-classify-small@v1.0';
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+interface Running {
+  child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  exit: Promise<number | null>;
+}
+
+const children: ChildProcessWithoutNullStreams[] = [];
+after(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SVC_')) env[k] = v;
+  return { ...env, ...extra };
+}
+
+function start(args: string[], env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, [SVC_MINER, ...args], { env: cleanEnv(env) });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+}
+
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = start(args, env);
+  const timer = setTimeout(() => r.child.kill('SIGKILL'), 30_000);
+  const code = await r.exit;
+  clearTimeout(timer);
+  return { code, stdout: r.stdout(), stderr: r.stderr() };
+}
+
+async function waitFor(what: string, cond: () => boolean, timeoutMs = 30_000, detail: () => string = () => ''): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${detail()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A stand-in validator: the svc_* inference methods as the miner sees them.
+
+class FakeValidator {
+  readonly registrations: MinerRegistrationJson[] = [];
+  readonly proofs: InferenceProofJson[] = [];
+  readonly calls: string[] = [];
+  tasks: TaskJson[] = [];
+  /** task id -> rejection reason (-32003). */
+  readonly reject = new Map<string, string>();
+  /** Answer the next N requests with HTTP 503. */
+  failNext = 0;
+  block = 100;
+  private appliesAt = new Map<string, number>();
+  private server: Server;
+  url = '';
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        if (this.failNext > 0) {
+          this.failNext -= 1;
+          res.writeHead(503).end('busy');
+          return;
+        }
+        const msg = JSON.parse(body) as { id: unknown; method: string; params: unknown[] };
+        this.calls.push(msg.method);
+        const reply = (payload: object) => {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...payload }));
+        };
+        try {
+          reply(this.answer(msg.method, msg.params));
+        } catch (e) {
+          reply({ error: e as object });
+        }
+      });
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  /** The node forgets the miner (as after a restart): it must register again. */
+  forget(): void {
+    this.appliesAt.clear();
+  }
+
+  count(method: string): number {
+    return this.calls.filter((c) => c === method).length;
+  }
+
+  private status(wallet: string): 'unregistered' | 'active' {
+    const at = this.appliesAt.get(wallet.toLowerCase());
+    return at !== undefined && this.block >= at ? 'active' : 'unregistered';
+  }
+
+  private answer(method: string, params: unknown[]): object {
+    switch (method) {
+      case 'eth_chainId':
+        return { result: `0x${CHAIN_ID.toString(16)}` };
+      case 'svc_registerMiner': {
+        const reg = params[0] as MinerRegistrationJson;
+        this.registrations.push(reg);
+        this.appliesAt.set(reg.wallet.toLowerCase(), this.block + 1);
+        return { result: { wallet: reg.wallet, public_key: reg.public_key, status: 'pending', appliesAtBlock: this.block + 1 } };
+      }
+      case 'svc_getInferenceTasks': {
+        this.block += 1;
+        const wallet = (params[0] as { miner: string }).miner;
+        const status = this.status(wallet);
+        // Every task stays listed, proven or not: the miner itself must not submit one twice.
+        return {
+          result: {
+            validator: VALIDATOR, chainId: CHAIN_ID, blockNumber: this.block, epoch: Math.floor(this.block / 10),
+            nextEpochBlock: (Math.floor(this.block / 10) + 1) * 10,
+            miner: { status, jailedUntil: 0, tier: 'Cold', models: [SMALL] },
+            tasks: status === 'active' ? this.tasks : [],
+          },
+        };
+      }
+      case 'svc_submitInferenceProof': {
+        const proof = params[0] as InferenceProofJson;
+        this.proofs.push(proof);
+        const reason = this.reject.get(proof.task_id);
+        if (reason) throw { code: -32003, message: 'Transaction rejected', data: { reason } };
+        return { result: { proof_id: hexOf(Buffer.alloc(32, this.proofs.length)), status: 'pending', flops: String(proof.flops) } };
+      }
+      case 'svc_getInferenceMiner': {
+        const accepted = this.proofs.filter((p) => !this.reject.has(p.task_id)).length;
+        return {
+          result: {
+            wallet: params[0], registered: this.appliesAt.size > 0, status: 'active', tasksCompleted: String(accepted),
+            proofsAccepted: String(accepted), rewards: `0x${(BigInt(accepted) * 10n ** 17n).toString(16)}`,
+          },
+        };
+      }
+      default:
+        throw { code: -32601, message: 'Method not found' };
+    }
+  }
+}
+
+function task(n: number, input: string, model = SMALL): TaskJson {
+  return { task_id: hexOf(Buffer.alloc(32, n)), kind: 'public', model_id: model, input, input_hash: hexOf(inputHash(input)) };
+}
+
+function assertRegistrationSigned(reg: MinerRegistrationJson, wallet: string): Promise<void> {
+  assert.equal(reg.wallet.toLowerCase(), wallet.toLowerCase());
+  const message = registrationMessage({
+    chainId: CHAIN_ID, wallet: bytesOf(reg.wallet), publicKey: bytesOf(reg.public_key), tier: reg.tier, models: reg.models, sequence: reg.sequence,
+  });
+  assert.ok(ed25519.verify(bytesOf(reg.signature), message, bytesOf(reg.public_key)), 'registration Ed25519 signature');
+  return recoverMessageAddress({ message: { raw: message }, signature: reg.wallet_signature }).then((signer) => {
+    assert.equal(signer.toLowerCase(), wallet.toLowerCase(), 'registration wallet signature');
+  });
+}
+
+function assertProofSigned(p: InferenceProofJson, publicKey: string): void {
+  const message = proofMessage({
+    chainId: CHAIN_ID, taskId: bytesOf(p.task_id), validator: bytesOf(p.validator), miner: bytesOf(p.miner), modelId: p.model_id,
+    inputHash: bytesOf(p.input_hash), outputHash: bytesOf(p.output_hash), executionTimeMs: p.execution_time_ms, flops: p.flops,
+  });
+  assert.equal(p.public_key, publicKey);
+  assert.ok(ed25519.verify(bytesOf(p.signature), message, bytesOf(p.public_key)), `proof signature of ${p.task_id}`);
+  assert.equal(p.output_hash, hexOf(outputHash(p.model_id, bytesOf(p.input_hash), bytesOf(p.quantized))));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('svc-miner --generate-wallet', () => {
+  it('prints a key whose derived wallet and public key match, different each run', async () => {
+    const a = await run(['--generate-wallet']);
+    const b = await run(['--generate-wallet']);
+    assert.equal(a.code, 0, a.stderr);
+    const w = JSON.parse(a.stdout) as { address: Hex; privateKey: Hex; publicKey: Hex; walletKey: Hex };
+    assert.deepEqual(Object.keys(w).sort(), ['address', 'privateKey', 'publicKey', 'walletKey']);
+    assert.match(w.privateKey, /^0x[0-9a-f]{64}$/);
+    const seed = bytesOf(w.privateKey);
+    assert.equal(w.walletKey, walletKeyOf(seed));
+    assert.equal(w.address, privateKeyToAccount(walletKeyOf(seed)).address);
+    assert.equal(w.publicKey, hexOf(ed25519.getPublicKey(seed)));
+    assert.match(a.stderr, /privateKey/);
+    assert.match(a.stderr, /only secret/);
+    const w2 = JSON.parse(b.stdout) as { privateKey: Hex; address: Hex };
+    assert.notEqual(w2.privateKey, w.privateKey);
+    assert.notEqual(w2.address, w.address);
+  });
+});
+
+describe('svc-miner keys', () => {
+  const w = generateWallet();
+
+  it('needs --wallet and --private-key', async () => {
+    const none = await run(['--backend', 'cpu']);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /mining needs --wallet \(SVC_MINER_WALLET\) and --private-key \(SVC_MINER_PRIVATE_KEY\)/);
+    const noKey = await run(['--wallet', w.address]);
+    assert.equal(noKey.code, 2);
+    assert.match(noKey.stderr, /mining needs --private-key/);
+    const noWallet = await run(['--private-key', w.privateKey]);
+    assert.equal(noWallet.code, 2);
+    assert.match(noWallet.stderr, /mining needs --wallet/);
+  });
+
+  it('refuses a wallet that is not the one derived from the key, and says how it is derived', async () => {
+    const other = generateWallet();
+    const r = await run(['--wallet', other.address, '--private-key', w.privateKey]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /is not the wallet of this --private-key/);
+    assert.ok(r.stderr.includes(w.address), 'names the derived wallet');
+    assert.match(r.stderr, /--generate-wallet/);
+    const bad = await run(['--wallet', w.address, '--private-key', '0x1234']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /32 bytes/);
+  });
+
+  it('accepts the derived wallet in any letter case', () => {
+    assert.equal(minerKeys(w.privateKey, w.address.toLowerCase()).address, w.address);
+    assert.equal(minerKeys(w.privateKey.slice(2), w.address).publicKey, w.publicKey);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The loop, in-process, with a stand-in engine.
+
+function fakeModel(id: string, tier: ModelInfo['tier'], minMemoryMb: number, pinned = true): ModelInfo {
+  return {
+    id, task: 'text-embedding', layers: 1, hidden: 8, heads: 1, dims: 8, maxSeqLen: 16, pooling: 'mean', parameters: 1,
+    sizeMb: 1, minMemoryMb, tier, hubRepo: 'x/y', hubRevision: 'r',
+    files: [{ name: 'model.safetensors', url: 'u', ...(pinned ? { sha256: 'ab' } : {}) }],
+  };
+}
+
+const FAKE_MODELS = [fakeModel(SMALL, 'Cold', 512), fakeModel(MEDIUM, 'Cold', 512, false), fakeModel(CLASSIFY, 'Warm', 2048)];
+
+class FakeEngine implements InferenceEngine {
+  readonly loads: string[] = [];
+  readonly batches: { model: string; inputs: string[] }[] = [];
+  constructor(readonly hardware: HardwareInfo, readonly models: ModelInfo[] = FAKE_MODELS) {}
+  listModels(): ModelInfo[] {
+    return this.models;
+  }
+  detectHardware(): HardwareInfo {
+    return this.hardware;
+  }
+  async load(model: ModelInfo): Promise<ModelRunner> {
+    this.loads.push(model.id);
+    return {
+      infer: async (inputs) => {
+        this.batches.push({ model: model.id, inputs });
+        return inputs.map((input): InferenceOutput => {
+          const quantized = Int8Array.from({ length: 8 }, (_, i) => ((input.length * 7 + i * 13) % 255) - 127);
+          const ih = inputHash(input);
+          return {
+            modelId: model.id, dims: 8, vector: Float32Array.from(quantized, (q) => q / 127), quantized,
+            inputHash: ih, outputHash: outputHash(model.id, ih, new Uint8Array(quantized.buffer)), tokens: 3, flops: 12345,
+          };
+        });
+      },
+    };
+  }
+}
+
+const COLD: HardwareInfo = { backend: 'cpu', accelerator: 'none', systemMemoryMb: 8000, tier: 'Cold', loadableModels: [SMALL, MEDIUM] };
+const WARM: HardwareInfo = { backend: 'cuda', accelerator: 'discrete', systemMemoryMb: 8000, tier: 'Warm', loadableModels: [SMALL, MEDIUM, CLASSIFY] };
+
+class Recorder implements MinerReporter {
+  current: MinerStats = initialStats();
+  readonly states: string[] = [];
+  readonly lines: string[] = [];
+  update(change: Partial<MinerStats>): void {
+    this.current = { ...this.current, ...change };
+    const text = statusText(this.current);
+    if (this.states.at(-1) !== text) this.states.push(text);
+  }
+  stats(): MinerStats {
+    return { ...this.current };
+  }
+  debug(): void {}
+  info(message: string): void {
+    this.lines.push(message);
+  }
+}
+
+describe('the mining loop', () => {
+  it('registers, proves each task once in one batch per model, survives rejections, re-registers and backs off', async () => {
+    const node = new FakeValidator();
+    const url = await node.start();
+    const keys = deriveKeys(bytesOf(generateWallet().privateKey));
+    const engine = new FakeEngine(WARM);
+    const reporter = new Recorder();
+    const miner = new Miner({
+      keys, rpc: new RpcClient(url), engine, reporter, pollIntervalMs: 20, backoff: { initialMs: 10, maxMs: 40 },
+    });
+    try {
+      assert.deepEqual(miner.models, [SMALL, CLASSIFY], 'pinned models of the tier');
+      node.tasks = [task(1, 'one'), task(2, 'two', CLASSIFY), task(3, 'three'), task(4, 'four', MEDIUM)];
+      node.reject.set(task(1, 'one').task_id, 'NOT_ASSIGNED');
+      const running = miner.run();
+      await waitFor('three proofs', () => node.proofs.length >= 3);
+      const polls = node.count('svc_getInferenceTasks');
+      await waitFor('more polls', () => node.count('svc_getInferenceTasks') >= polls + 5);
+      assert.equal(node.proofs.length, 3, 'no task submitted twice; the unregistered model never');
+      assert.deepEqual(node.proofs.map((p) => p.task_id).sort(), [task(1, 'one'), task(2, 'two'), task(3, 'three')].map((t) => t.task_id).sort());
+      for (const p of node.proofs) assertProofSigned(p, keys.publicKey);
+      assert.equal(node.registrations.length, 1);
+      await assertRegistrationSigned(node.registrations[0]!, keys.address);
+      assert.deepEqual(node.registrations[0]!.models, [SMALL, CLASSIFY]);
+      assert.equal(node.registrations[0]!.tier, 'Warm');
+      assert.deepEqual(engine.loads.sort(), [CLASSIFY, SMALL], 'never loads a model it did not register');
+      assert.deepEqual(engine.batches.find((b) => b.model === SMALL)!.inputs, ['one', 'three'], 'one batch per model');
+      const s = reporter.stats();
+      assert.equal(s.tasksDone, 2);
+      assert.equal(s.proofsRejected, 1);
+      assert.equal(s.proofsAccepted, 2n);
+      assert.equal(s.rewardsWei, 2n * 10n ** 17n);
+      assert.ok(reporter.lines.some((l) => /rejected: NOT_ASSIGNED/.test(l)));
+
+      // A restarted node: the miner registers again; a new task is proven.
+      node.forget();
+      node.tasks = [...node.tasks, task(5, 'five')];
+      await waitFor('a second registration', () => node.registrations.length === 2);
+      await waitFor('the new task', () => node.proofs.some((p) => p.task_id === task(5, 'five').task_id));
+      assert.ok(node.registrations[1]!.sequence > node.registrations[0]!.sequence);
+
+      // An overloaded node (HTTP 503): the miner retries with backoff, then goes on.
+      node.failNext = 4;
+      node.tasks = [...node.tasks, task(6, 'six')];
+      await waitFor('the task after the outage', () => node.proofs.some((p) => p.task_id === task(6, 'six').task_id));
+      assert.ok(reporter.states.some((t) => /^retrying \(validator unreachable/.test(t)), 'said it was retrying');
+      assert.match(reporter.stats().state, /mining/);
+      assert.equal(new Set(node.proofs.map((p) => p.task_id)).size, node.proofs.length);
+
+      await miner.stop();
+      await running;
+      assert.equal(reporter.stats().state, 'stopped');
+      assert.match(miner.summary(), /4 tasks done, 4 proofs accepted, 1 rejected, earned 0\.4 SVC/);
+    } finally {
+      await miner.stop();
+      await node.stop();
+    }
+  });
+
+  it('refuses hot models it cannot load', () => {
+    const keys = deriveKeys(bytesOf(generateWallet().privateKey));
+    const make = (hot: string[]) => new Miner({ keys, rpc: new RpcClient('http://127.0.0.1:9'), engine: new FakeEngine(COLD), reporter: new Recorder(), hotModels: hot });
+    assert.throws(() => make([CLASSIFY]), (e) => e instanceof MinerConfigError && /needs tier Warm/.test(e.message));
+    assert.throws(() => make([MEDIUM]), (e) => e instanceof MinerConfigError && /pins no SHA-256/.test(e.message));
+    assert.throws(() => make(['nope@v1.0']), (e) => e instanceof MinerConfigError && /unknown model/.test(e.message));
+    assert.deepEqual(make([SMALL, ` ${SMALL}`]).models, [SMALL]);
+  });
+
+  it('keeps hot models and drops the least recently used others to stay within --max-memory', async () => {
+    const models = [fakeModel('a@v1.0', 'Cold', 500), fakeModel('b@v1.0', 'Cold', 500), fakeModel('c@v1.0', 'Cold', 500), fakeModel('d@v1.0', 'Cold', 500)];
+    const engine = new FakeEngine(COLD, models);
+    const cache = new ModelCache(engine, models, ['a@v1.0', 'b@v1.0', 'c@v1.0'], ['a@v1.0'], 1000);
+    await cache.get('a@v1.0');
+    await cache.get('b@v1.0');
+    assert.deepEqual(cache.loadedIds(), ['a@v1.0', 'b@v1.0']);
+    await cache.get('c@v1.0');
+    assert.deepEqual(cache.loadedIds().sort(), ['a@v1.0', 'c@v1.0'], 'b dropped, hot a kept');
+    await cache.get('b@v1.0');
+    assert.deepEqual(cache.loadedIds().sort(), ['a@v1.0', 'b@v1.0']);
+    assert.equal(engine.loads.length, 4);
+    await assert.rejects(cache.get('d@v1.0'), /not one this miner registered for/);
+    const unbounded = new ModelCache(engine, models, ['a@v1.0', 'b@v1.0', 'c@v1.0'], [], Number.POSITIVE_INFINITY);
+    for (const id of ['a@v1.0', 'b@v1.0', 'c@v1.0']) await unbounded.get(id);
+    assert.equal(unbounded.loadedIds().length, 3);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The real program with the inference addon.
+
+const availability = inferenceAvailability();
+const addonSkip = availability.available ? false : `inference addon unavailable: ${availability.reason}`;
+const smallSkip = addonSkip
+  || (existsSync(path.join(testModelDir(), SMALL, 'model.safetensors')) ? false : `${SMALL} is not in ${testModelDir()} (run scripts/setup-inference.mjs)`);
+
+describe('svc-miner mining', () => {
+  it('takes its wallet, key and validator from SVC_MINER_*, retries an unreachable validator, stops on SIGINT', { skip: addonSkip }, async () => {
+    const w = generateWallet();
+    const port = await closedPort();
+    const m = start([], {
+      SVC_MINER_WALLET: w.address, SVC_MINER_PRIVATE_KEY: w.privateKey, SVC_MINER_RPC_URL: `http://127.0.0.1:${port}`,
+      SVC_MINER_BACKEND: 'cpu', SVC_MINER_MODEL_DIR: testModelDir(),
+    });
+    await waitFor('the retrying status', () => /retrying \(validator unreachable/.test(m.stderr()), 30_000, () => m.stderr());
+    assert.ok(m.stderr().includes(w.address));
+    assert.match(m.stderr(), new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}`));
+    m.child.kill('SIGINT');
+    assert.equal(await m.exit, 0, m.stderr());
+    assert.match(m.stdout(), /svc-miner: mined for \d+s: 0 tasks done, 0 proofs accepted, 0 rejected, earned 0 SVC/);
+  });
+
+  it('registers, proves assigned tasks with svc-embed-small, never twice, and goes on after a rejection', { skip: smallSkip, timeout: 180_000 }, async () => {
+    const node = new FakeValidator();
+    const url = await node.start();
+    const w = generateWallet();
+    const inputs = ['The cat sat on the mat.', 'A proof of contribution.', 'Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich.'];
+    node.tasks = [...inputs.map((input, i) => task(i + 1, input)), task(9, 'not for this miner', CLASSIFY)];
+    node.reject.set(node.tasks[0]!.task_id, 'NOT_ASSIGNED');
+    const m = start(['--wallet', w.address, '--private-key', w.privateKey, '--validator-rpc', url, '--backend', 'cpu',
+      '--model-dir', testModelDir(), '--poll-interval', '200', '--verbose']);
+    try {
+      await waitFor('three proofs', () => node.proofs.length >= 3, 120_000, () => m.stderr());
+      const polls = node.count('svc_getInferenceTasks');
+      await waitFor('five more polls', () => node.count('svc_getInferenceTasks') >= polls + 5, 30_000, () => m.stderr());
+      assert.equal(node.proofs.length, 3, 'each task submitted once, the unregistered model never');
+
+      assert.equal(node.registrations.length, 1);
+      const reg = node.registrations[0]!;
+      await assertRegistrationSigned(reg, w.address);
+      assert.equal(reg.public_key, w.publicKey);
+      assert.equal(reg.tier, inferenceAddon().detectHardware('cpu').tier);
+      assert.ok(reg.models.includes(SMALL));
+      assert.ok(!reg.models.includes(MEDIUM), 'an unpinned model is not registered');
+
+      for (const p of node.proofs) {
+        const t = node.tasks.find((x) => x.task_id === p.task_id)!;
+        assert.ok(t, `proof for an assigned task ${p.task_id}`);
+        assertProofSigned(p, w.publicKey);
+        assert.equal(p.validator, VALIDATOR);
+        assert.equal(p.miner.toLowerCase(), w.address.toLowerCase());
+        assert.equal(p.model_id, SMALL);
+        assert.equal(p.input_hash, hexOf(inputHash(t.input)));
+        assert.equal(p.output_hash, hexOf(outputHash(SMALL, inputHash(t.input), bytesOf(p.quantized))));
+        assert.equal(bytesOf(p.quantized).length, 384);
+        assert.ok(Number.isInteger(p.flops) && p.flops > 0);
+        assert.ok(Number.isInteger(p.execution_time_ms) && p.execution_time_ms >= 1);
+      }
+      assert.match(m.stderr(), /rejected: NOT_ASSIGNED/);
+
+      m.child.kill('SIGINT');
+      assert.equal(await m.exit, 0, m.stderr());
+      assert.match(m.stdout(), /svc-miner: mined for \d+s: 2 tasks done, 2 proofs accepted, 1 rejected, earned 0\.2 SVC/);
+    } finally {
+      if (m.child.exitCode === null) m.child.kill('SIGKILL');
+      await node.stop();
+    }
+  });
+});
