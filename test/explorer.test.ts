@@ -251,6 +251,9 @@ describe('Network, Stats, Gas Oracle, Leaderboard', () => {
     const board = await ok<{ rank: number; address: string }[]>('/leaderboard/validators');
     assert.equal(board[0]!.rank, 1);
     await refused('/leaderboard/validators?limit=0', 400);
+    // No miner registered on this node: an empty board, and its limit is checked like the validators'.
+    assert.deepEqual(await ok<unknown[]>('/leaderboard/miners'), []);
+    await refused('/leaderboard/miners?limit=101', 400);
   });
 });
 
@@ -320,7 +323,7 @@ describe('Envelope and OpenAPI', () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     assert.equal(doc.openapi, '3.1.0');
     const operations = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
-    assert.equal(operations, 61);
+    assert.equal(operations, 62);
     for (const [p, ops] of Object.entries(doc.paths)) {
       if (!('get' in ops) || p.includes('{') || p.startsWith('/auth') || p.startsWith('/watchlist') || p.startsWith('/api-keys')) continue;
       const res = await fetch(`${base}${p}`);

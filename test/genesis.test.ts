@@ -95,7 +95,7 @@ describe('built-in genesis of devnet and testnet', () => {
 
   it('allocates the 10 dev accounts, Multicall3, the system modules and the faucet, sorted by address', () => {
     const g = devGenesis('devnet');
-    assert.equal(g.alloc.length, 14);
+    assert.equal(g.alloc.length, 15);
     assert.equal(g.alloc.find((a) => a.address.equals(faucetAccount().addressBytes))!.balance, faucetParams.genesisBalance);
     const staking = g.alloc.find((a) => a.address.equals(STAKING))!;
     assert.equal(staking.balance, systemParams.devGenesisValidator.selfStake, 'the module holds the genesis self stake');
@@ -103,6 +103,9 @@ describe('built-in genesis of devnet and testnet', () => {
     const treasury = g.alloc.find((a) => a.address.equals(TREASURY))!;
     assert.equal(treasury.balance, 0n);
     assert.deepEqual(treasury.code, Buffer.from([0xfe]));
+    const computeModule = g.alloc.find((a) => a.address.equals(COMPUTE))!;
+    assert.equal(computeModule.balance, 0n);
+    assert.deepEqual(computeModule.code, Buffer.from([0xfe]));
     const sorted = [...g.alloc].sort((a, b) => Buffer.compare(a.address, b.address));
     assert.deepEqual(g.alloc, sorted);
     for (const account of devAccounts()) {

@@ -1,6 +1,8 @@
-// Leaderboard: validators by contribution score.
+// Leaderboard: validators by contribution score, inference miners by inference score.
 import type { Handler } from '../definition.js';
+import { epochOfHeight } from '../../modules/staking/epoch.js';
 import { validatorView } from './network.js';
+import { addr } from '../views.js';
 
 export const leaderboardHandlers: Record<string, Handler> = {
   getValidatorLeaderboard: ({ query }, { node }) => {
@@ -12,5 +14,32 @@ export const leaderboardHandlers: Record<string, Handler> = {
       .sort((a, b) => b.score - a.score || (a.v.tokens === b.v.tokens ? (a.v.address < b.v.address ? -1 : 1) : a.v.tokens > b.v.tokens ? -1 : 1))
       .slice(0, (query.limit as number | undefined) ?? 25)
       .map(({ v }, i) => ({ rank: i + 1, ...validatorView(v, scores.get(v.address), true) }));
+  },
+
+  getMinerLeaderboard: ({ query }, { node }) => {
+    const { compute, staking } = node.app;
+    const head = node.chain.head();
+    const epoch = epochOfHeight(head.number + 1, staking.params);
+    return compute
+      .minerList()
+      .map((m) => ({ m, score: compute.inferenceScoreOf(m.window, epoch) }))
+      .sort((a, b) => (a.score !== b.score ? (a.score > b.score ? -1 : 1) : a.m.flops !== b.m.flops ? (a.m.flops > b.m.flops ? -1 : 1) : a.m.wallet < b.m.wallet ? -1 : 1))
+      .slice(0, (query.limit as number | undefined) ?? 25)
+      .map(({ m, score }, i) => ({
+        rank: i + 1,
+        wallet: addr(m.wallet),
+        status: m.jailedUntil > head.timestamp ? 'jailed' : 'active',
+        tier: m.tier,
+        models: m.models,
+        inferenceScore: score.toString(),
+        flops: m.flops.toString(),
+        tasksCompleted: m.tasksCompleted,
+        proofsAccepted: m.proofsAccepted,
+        spotChecksPassed: m.spotChecksPassed,
+        spotChecksFailed: m.spotChecksFailed,
+        blockRewards: m.blockRewards.toString(),
+        feeRewards: m.feeRewards.toString(),
+        jailedUntil: m.jailedUntil,
+      }));
   },
 };
