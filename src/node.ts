@@ -15,6 +15,7 @@ import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
 import { createMetrics } from './metrics.js';
 import { compute as defaultComputeParams, rpc as rpcParams, staking as stakingParams, type ComputeParams, type StakingParams } from './params.js';
 import { NodeCompute } from './compute/index.js';
+import { registerComputeMetrics } from './compute/metrics.js';
 import { toAddress } from './modules/staking/module.js';
 import { createRpcContext } from './rpc/context.js';
 import { startRpcServer } from './rpc/server.js';
@@ -94,6 +95,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       powThreads: config.powThreads ?? 1,
       log,
     });
+    registerComputeMetrics(metrics.registry, app, compute);
     const services: NodeServices = {
       compute,
       config,

@@ -1,9 +1,9 @@
 // Challenge inputs: sentences drawn from a fixed vocabulary by a seed (derived from a block hash),
-// 12 to 27 words each. 256^12 or more possible inputs per draw, so no miner can precompute them;
+// 12 to 27 words each: 292^12 (about 10^29) or more possible inputs per draw, so no miner can precompute them;
 // the drawn text is stored with its task, so any node can re-execute it.
 import { blake3 } from '@noble/hashes/blake3.js';
 
-const WORDS = (
+const WORDS = [...new Set((
   'the a of to and in that is was for on are with as at be by this have from or one had not but what all were when we there can an ' +
   'your which their said if do will each about how up out them then she many some so these would other into has more her two like ' +
   'him see time could no make than first been its who now people my made over did down only way find use may water long little very ' +
@@ -16,7 +16,7 @@ const WORDS = (
   'country father let night following picture being study second eyes soon times story boys since white days ever paper hard near ' +
   'sentence better best across during today others however sure means knew its try told young miles sun ways thing whole hear example ' +
   'heard several change answer room sea against top turned learn point city play toward five using himself usually money seen car morning'
-).split(' ');
+).split(' '))];
 
 /** The vocabulary's size (for tests). */
 export const VOCABULARY_SIZE = WORDS.length;
