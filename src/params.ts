@@ -338,10 +338,12 @@ export type ComputeModeSetting = 'pow' | 'inference' | 'auto';
 
 /** The compute module's consensus parameters (docs/compute.md); every node of a chain must use the same. */
 export interface ComputeParams {
-  /** Models approved by governance, with the GPU tier they need and their output size; genesis approves the three v2.0 models. */
+  /** Models approved by governance, with the GPU tier they need and their output size; genesis approves the three the spec lists for network v2.0. */
   readonly approvedModels: readonly { readonly id: string; readonly tier: 'Hot' | 'Warm' | 'Cold'; readonly dims: number }[];
   /** Share of included proofs re-executed, in basis points (spec: 5%). */
   readonly spotCheckBps: number;
+  /** A drawn spot-check that no validator decided within this many blocks is closed undecided (state `expired`). */
+  readonly spotCheckTimeoutBlocks: number;
   /** A miner whose proof fails a spot-check gets no tasks and no proof accepted for this long (spec: 6 hours). */
   readonly minerJailSeconds: number;
   /** Challenge tasks given to each eligible miner at each epoch start. */
@@ -386,6 +388,7 @@ export const compute = {
     { id: 'svc-classify-small@v1.0', tier: 'Warm', dims: 768 },
   ],
   spotCheckBps: 500,
+  spotCheckTimeoutBlocks: 100,
   minerJailSeconds: 6 * 3600,
   challengeTasksPerMiner: 4,
   maxOpenTasksPerMiner: 32,

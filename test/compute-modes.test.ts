@@ -227,6 +227,35 @@ describe('miner registration', () => {
   });
 });
 
+describe('miner activity', () => {
+  it('a miner without a registration or proof for minerActiveEpochs epochs is inactive and gets no task until it registers again', async () => {
+    const node = await start({ blockTimeMs: 30 });
+    const compute = node.services.app.compute;
+    const L = stakingParams.epochLengthBlocks;
+    const keys = deriveKeys(parseSeed(generateWallet().privateKey));
+    const wallet = keys.address.toLowerCase() as `0x${string}`;
+    await rpc(node.rpcUrl, 'svc_registerMiner', [await signRegistration(keys, CHAIN_ID.devnet, 'Cold', [SMALL], 1)]);
+    const status = async () => (await rpc<{ status: string }>(node.rpcUrl, 'svc_getInferenceMiner', [keys.address])).status;
+    await waitForBlocks(node, 1);
+    const registeredEpoch = compute.miner(wallet)!.lastActiveEpoch;
+    assert.equal(await status(), 'active');
+    // Past the epochs it stays eligible, without proving anything.
+    const lapse = (registeredEpoch + compute.params.minerActiveEpochs) * L;
+    while (node.services.chain.head().number < lapse + 1) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(await status(), 'inactive');
+    const assignedBefore = compute.counters.tasksAssigned;
+    while (node.services.chain.head().number < lapse + L + 1) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(compute.counters.tasksAssigned, assignedBefore, 'no task for an inactive miner at the epoch start');
+    await rpc(node.rpcUrl, 'svc_registerMiner', [await signRegistration(keys, CHAIN_ID.devnet, 'Cold', [SMALL], 2)]);
+    await waitForBlocks(node, 1);
+    assert.equal(await status(), 'active');
+    const next = (Math.floor(node.services.chain.head().number / L) + 1) * L;
+    while (node.services.chain.head().number < next + 1) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(compute.openTasksOf(wallet).length, compute.params.challengeTasksPerMiner, 'tasks again at the next epoch start');
+    await node.stop();
+  });
+});
+
 describe('svc-node start: compute flags', () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {

@@ -146,13 +146,20 @@ class FakeValidator {
     this.appliesAt.clear();
   }
 
+  /** Registered miners fall inactive (no registration or proof for a few epochs): they must register again. */
+  private lapsed = new Set<string>();
+  lapse(): void {
+    for (const w of this.appliesAt.keys()) this.lapsed.add(w);
+  }
+
   count(method: string): number {
     return this.calls.filter((c) => c === method).length;
   }
 
-  private status(wallet: string): 'unregistered' | 'active' {
+  private status(wallet: string): 'unregistered' | 'active' | 'inactive' {
     const at = this.appliesAt.get(wallet.toLowerCase());
-    return at !== undefined && this.block >= at ? 'active' : 'unregistered';
+    if (at === undefined || this.block < at) return 'unregistered';
+    return this.lapsed.has(wallet.toLowerCase()) ? 'inactive' : 'active';
   }
 
   private answer(method: string, params: unknown[]): object {
@@ -163,6 +170,7 @@ class FakeValidator {
         const reg = params[0] as MinerRegistrationJson;
         this.registrations.push(reg);
         this.appliesAt.set(reg.wallet.toLowerCase(), this.block + 1);
+        this.lapsed.delete(reg.wallet.toLowerCase());
         return { result: { wallet: reg.wallet, public_key: reg.public_key, status: 'pending', appliesAtBlock: this.block + 1 } };
       }
       case 'svc_getInferenceTasks': {
@@ -384,6 +392,13 @@ describe('the mining loop', () => {
       await waitFor('the new task', () => node.proofs.some((p) => p.task_id === task(5, 'five').task_id));
       assert.ok(node.registrations[1]!.sequence > node.registrations[0]!.sequence);
 
+      // Fallen inactive on chain (after a jail, or a long outage): it registers again and gets tasks.
+      node.lapse();
+      node.tasks = [...node.tasks, task(7, 'seven')];
+      await waitFor('a registration after falling inactive', () => node.registrations.length === 3);
+      await waitFor('the task after it', () => node.proofs.some((p) => p.task_id === task(7, 'seven').task_id));
+      assert.ok(node.registrations[2]!.sequence > node.registrations[1]!.sequence);
+
       // An overloaded node (HTTP 503): the miner retries with backoff, then goes on.
       node.failNext = 4;
       node.tasks = [...node.tasks, task(6, 'six')];
@@ -395,7 +410,7 @@ describe('the mining loop', () => {
       await miner.stop();
       await running;
       assert.equal(reporter.stats().state, 'stopped');
-      assert.match(miner.summary(), /4 tasks done, 4 proofs accepted, 1 rejected, earned 0\.4 SVC/);
+      assert.match(miner.summary(), /5 tasks done, 5 proofs accepted, 1 rejected, earned 0\.5 SVC/);
     } finally {
       await miner.stop();
       await node.stop();

@@ -315,6 +315,7 @@ describe('supply', () => {
       ...devPrivateKeys(10).map((k) => privateKeyToAccount(k).address),
       STAKING,
       TREASURY,
+      COMPUTE,
       chainParams.multicall3Address as Hex,
       // the faucet account (index 100 of the dev mnemonic)
       (await import('../src/chain/genesis.js')).faucetAccount().address as Hex,

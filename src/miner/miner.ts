@@ -214,12 +214,14 @@ export class Miner {
       `block ${t.blockNumber}, epoch ${t.epoch} (next at block ${t.nextEpochBlock}), miner ${t.miner?.status}, ${t.tasks?.length ?? 0} open tasks`,
     );
     const status = t.miner?.status ?? 'unregistered';
-    if (status === 'unregistered') {
+    if (status === 'unregistered' || status === 'inactive') {
       // A registration takes effect with the next block; register again once that block passed.
+      // `inactive`: registered, but no registration or accepted proof for a few epochs (after a jail,
+      // or while the validator was unreachable), so no task is given until the miner registers again.
       if (this.registration && t.blockNumber < this.registration.appliesAtBlock) {
         this.reporter.update({ state: 'registering', detail: `takes effect at block ${this.registration.appliesAtBlock}` });
       } else {
-        this.reporter.debug('the validator does not know this miner; registering');
+        this.reporter.debug(status === 'inactive' ? 'the miner is inactive on chain; registering again' : 'the validator does not know this miner; registering');
         await this.register();
       }
     } else if (status === 'jailed') {

@@ -26,7 +26,7 @@ export class RpcError extends Error {
 /** JSON-RPC code of a rejected proof or registration. */
 export const REJECTED = -32003;
 
-export type MinerStatus = 'unregistered' | 'active' | 'jailed';
+export type MinerStatus = 'unregistered' | 'active' | 'jailed' | 'inactive';
 
 /** svc_getInferenceTasks' result. */
 export interface InferenceTasks {

@@ -28,7 +28,7 @@ export const leaderboardHandlers: Record<string, Handler> = {
       .map(({ m, score }, i) => ({
         rank: i + 1,
         wallet: addr(m.wallet),
-        status: m.jailedUntil > head.timestamp ? 'jailed' : 'active',
+        status: m.jailedUntil > head.timestamp ? 'jailed' : m.lastActiveEpoch > epoch - compute.params.minerActiveEpochs ? 'active' : 'inactive',
         tier: m.tier,
         models: m.models,
         inferenceScore: score.toString(),

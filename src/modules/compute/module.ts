@@ -581,6 +581,18 @@ export class ComputeModule {
     }
     g.lastBlockProofs = [];
 
+    // Checks drawn long ago that no validator decided (none runs the model): closed, the proof stands.
+    for (const id of [...g.spotChecksPending]) {
+      const p = this.proof(id);
+      if (p && p.includedAt + this.params.spotCheckTimeoutBlocks > ctx.height) continue;
+      g.spotChecksPending = g.spotChecksPending.filter((x) => x !== id);
+      if (!p) continue;
+      p.spotCheck = 'expired';
+      g.counters.spotChecksExpired = (g.counters.spotChecksExpired ?? 0) + 1;
+      moves.push(...this.payFee(p));
+      this.saveProof(p);
+    }
+
     if (ctx.height % ctx.epochLengthBlocks === 0 && ctx.epoch > g.assignedEpoch) {
       moves.push(...this.expire(ctx));
       this.assign(ctx);

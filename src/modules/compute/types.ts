@@ -78,7 +78,7 @@ export interface TaskRecord {
   refunded: bigint;
 }
 
-export type SpotCheckState = 'undrawn' | 'not-selected' | 'pending' | 'passed' | 'failed';
+export type SpotCheckState = 'undrawn' | 'not-selected' | 'pending' | 'passed' | 'failed' | 'expired';
 
 export interface SpotCheckResult {
   /** Cosine of the claimed and recomputed int8 vectors, in millionths (integer). */
@@ -130,6 +130,8 @@ export interface ComputeCounters {
   spotChecksSelected: number;
   spotChecksPassed: number;
   spotChecksFailed: number;
+  /** Drawn checks no validator decided in time (closed, the proof stands). */
+  spotChecksExpired: number;
   flops: bigint;
   blockRewardsPaid: bigint;
   feesPaidMiners: bigint;
@@ -182,6 +184,7 @@ export function emptyCounters(): ComputeCounters {
     spotChecksSelected: 0,
     spotChecksPassed: 0,
     spotChecksFailed: 0,
+    spotChecksExpired: 0,
     flops: 0n,
     blockRewardsPaid: 0n,
     feesPaidMiners: 0n,

@@ -26,9 +26,14 @@ function epochInfo(ctx: RpcContext) {
   return { head, epoch, nextEpochBlock: epochStartHeight(epoch + 1, params) };
 }
 
-function minerStatus(m: MinerRecord | undefined, now: number): 'unregistered' | 'active' | 'jailed' {
+/**
+ * `inactive`: registered and free, but without a registration or accepted proof in the last
+ * minerActiveEpochs epochs, so the coordinator gives it no task until it registers again.
+ */
+function minerStatus(ctx: RpcContext, m: MinerRecord | undefined, now: number, epoch: number): 'unregistered' | 'active' | 'jailed' | 'inactive' {
   if (!m) return 'unregistered';
-  return m.jailedUntil > now ? 'jailed' : 'active';
+  if (m.jailedUntil > now) return 'jailed';
+  return m.lastActiveEpoch > epoch - ctx.services.app.compute.params.minerActiveEpochs ? 'active' : 'inactive';
 }
 
 function taskJson(t: TaskRecord): TaskJson {
@@ -92,7 +97,7 @@ function minerView(ctx: RpcContext, m: MinerRecord) {
   return {
     wallet: checksum(m.wallet),
     registered: true,
-    status: minerStatus(m, head.timestamp),
+    status: minerStatus(ctx, m, head.timestamp, epoch),
     publicKey: m.publicKey,
     tier: m.tier,
     models: m.models,
@@ -133,7 +138,7 @@ export const computeMethods: MethodTable = {
     const { head, epoch, nextEpochBlock } = epochInfo(ctx);
     const { compute, intake } = { compute: ctx.services.app.compute, intake: ctx.services.compute.intake };
     const m = compute.miner(wallet);
-    const status = minerStatus(m, head.timestamp);
+    const status = minerStatus(ctx, m, head.timestamp, epoch);
     return {
       validator: intake.validator,
       chainId: ctx.services.config.chainId,
@@ -141,8 +146,14 @@ export const computeMethods: MethodTable = {
       epoch,
       nextEpochBlock,
       miner: { status, jailedUntil: m?.jailedUntil ?? 0, tier: m?.tier ?? null, models: m?.models ?? [] },
-      // A jailed miner gets no task.
-      tasks: status === 'active' ? compute.openTasksOf(wallet).filter((t) => !compute.isProofQueued(t.id)).map(taskJson) : [],
+      // A jailed miner gets no task; tasks past their deadline or already proven are not listed.
+      tasks:
+        status === 'jailed' || status === 'unregistered'
+          ? []
+          : compute
+              .openTasksOf(wallet)
+              .filter((t) => !compute.isProofQueued(t.id) && (t.deadlineEpoch ?? -1) >= epoch)
+              .map(taskJson),
     };
   }),
 
@@ -236,7 +247,13 @@ export const computeMethods: MethodTable = {
         dropped: c.proofsDropped,
         rejectedByReason: intake.rejectedByReason,
       },
-      spotChecks: { selected: c.spotChecksSelected, passed: c.spotChecksPassed, failed: c.spotChecksFailed, pending: compute.spotChecksPending.length },
+      spotChecks: {
+        selected: c.spotChecksSelected,
+        passed: c.spotChecksPassed,
+        failed: c.spotChecksFailed,
+        pending: compute.spotChecksPending.length,
+        expired: c.spotChecksExpired ?? 0,
+      },
       totalFlops: c.flops.toString(),
       rewardsPaid: {
         blockRewards: toQuantity(c.blockRewardsPaid),
