@@ -143,7 +143,6 @@ export class ChainApp {
       epoch: epochOfHeight(ctx.height, this.params),
       epochLengthBlocks: this.params.epochLengthBlocks,
       parentHash: parent.hash,
-      parentTimestamp: parent.timestamp,
     };
     let queues: TakenQueues | undefined;
 

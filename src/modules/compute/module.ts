@@ -11,7 +11,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { core, type BalanceMove, type Chain, type ModuleLog } from '../../native/index.js';
 import { system, type ComputeParams } from '../../params.js';
-import { revertData, type ModuleCall, type ModuleOutcome } from '../staking/module.js';
+import { reverter, type ModuleCall, type ModuleOutcome } from '../staking/module.js';
 import { assignTasks, canRun, type ModelTiers } from './assign.js';
 import { splitByFlops, splitTaskFee } from './rewards.js';
 import {
@@ -54,7 +54,6 @@ export interface ComputeBlockContext {
   /** Epoch length, to tell an epoch's first block. */
   epochLengthBlocks: number;
   parentHash: Buffer;
-  parentTimestamp: number;
 }
 
 /** A registration verified by the node (both signatures), waiting for a block. */
@@ -367,19 +366,27 @@ export class ComputeModule {
     return { registrations: this.registrations.length, proofs: this.proofs.length, shares: this.shares.length, verdicts: this.verdicts.length };
   }
 
+  /**
+   * The hashrate window: the last hashrateWindowBlocks blocks' work, timed from the timestamp of the
+   * block before them (the window keeps that one block too, as its start; so a young chain never
+   * times from the genesis date).
+   */
+  private powWindowWork(validator: Address): { work: bigint; seconds: number } {
+    const w = this.global.powWindow;
+    if (w.length < 2) return { work: 0n, seconds: 0 };
+    const work = w.slice(1).reduce((s, e) => s + (e.work[validator] ?? 0n), 0n);
+    return { work, seconds: w[w.length - 1]!.timestamp - w[0]!.timestamp };
+  }
+
   /** Hashes per second of a validator over the hashrate window (block time). */
   hashrate(validator: Address): bigint {
-    const w = this.global.powWindow;
-    if (w.length === 0) return 0n;
-    const span = BigInt(Math.max(1, w[w.length - 1]!.timestamp - w[0]!.parentTimestamp));
-    const work = w.reduce((s, e) => s + (e.work[validator] ?? 0n), 0n);
-    return work / span;
+    const { work, seconds } = this.powWindowWork(validator);
+    return seconds <= 0 ? 0n : work / BigInt(seconds);
   }
 
   /** The hashrate window's span in block time, seconds. */
   hashrateWindowSeconds(): number {
-    const w = this.global.powWindow;
-    return w.length === 0 ? 0 : w[w.length - 1]!.timestamp - w[0]!.parentTimestamp;
+    return this.powWindowWork(COMPUTE).seconds;
   }
 
   inferenceScoreOf(window: MinerRecord['window'], epoch: number): bigint {
@@ -395,13 +402,14 @@ export class ComputeModule {
     const raw = addresses.map((a) => {
       const v = this.validators.get(a);
       const hashrate = this.hashrate(a);
+      const powWork = this.powWindowWork(a).work;
       const inferenceScore = v ? windowSum(v.window, epoch, this.params.scoreWindowEpochs) : 0n;
-      return { a, v, hashrate, inferenceScore };
+      return { a, v, hashrate, powWork, inferenceScore };
     });
     const maxHash = raw.reduce((m, r) => (r.v?.mode === 'pow' && r.hashrate > m ? r.hashrate : m), 0n);
     const maxInf = raw.reduce((m, r) => (r.v?.mode === 'inference' && r.inferenceScore > m ? r.inferenceScore : m), 0n);
     const out = new Map<Address, ValidatorComputeView>();
-    for (const { a, v, hashrate, inferenceScore } of raw) {
+    for (const { a, v, hashrate, powWork, inferenceScore } of raw) {
       const mode: ComputeMode = v?.mode ?? 'none';
       let computeBps = 0;
       if (mode === 'pow' && maxHash > 0n) computeBps = Number((hashrate * 10_000n) / maxHash);
@@ -410,7 +418,7 @@ export class ComputeModule {
       const accuracyBps = decided === 0 ? 10_000 : Math.floor(((v?.spotChecksPassed ?? 0) * 10_000) / decided);
       out.set(a, {
         computeMode: mode,
-        providesCompute: mode === 'pow' ? hashrate > 0n : mode === 'inference' ? inferenceScore > 0n : false,
+        providesCompute: mode === 'pow' ? powWork > 0n : mode === 'inference' ? inferenceScore > 0n : false,
         hashrate,
         inferenceScore,
         tasksCompleted: v?.tasksCompleted ?? 0,
@@ -480,14 +488,7 @@ export class ComputeModule {
   }
 
   private run(call: ModuleCall & { txHash: Buffer }, ctx: { height: number; epoch: number }, dry: boolean): ModuleOutcome {
-    const revert = (reason: string, gasUsed: bigint): ModuleOutcome => ({
-      success: false,
-      gasUsed: gasUsed > call.gasLimit ? call.gasLimit : gasUsed,
-      reason,
-      returnData: revertData(reason),
-      logs: [],
-      moves: [],
-    });
+    const revert = reverter(call);
     let decoded: { functionName: string; args: readonly unknown[] };
     try {
       if (call.data.length === 0) return revert('compute: plain transfers are refused, call a function', call.intrinsicGas);
@@ -904,8 +905,8 @@ export class ComputeModule {
       this.saveValidator(v);
       g.counters.sharesAccepted += 1;
     }
-    const entry: PowWindowEntry = { height: ctx.height, parentTimestamp: ctx.parentTimestamp, timestamp: ctx.now, work };
-    g.powWindow = [...g.powWindow, entry].slice(-this.params.hashrateWindowBlocks);
+    const entry: PowWindowEntry = { height: ctx.height, timestamp: ctx.now, work };
+    g.powWindow = [...g.powWindow, entry].slice(-(this.params.hashrateWindowBlocks + 1));
   }
 }
 

@@ -144,8 +144,6 @@ export interface ComputeCounters {
 /** One block of the hashrate window. */
 export interface PowWindowEntry {
   height: number;
-  /** Timestamp of the block before it: the window's time starts there. */
-  parentTimestamp: number;
   timestamp: number;
   work: Record<Address, bigint>;
 }

@@ -87,6 +87,18 @@ export function revertData(reason: string): Buffer {
   return Buffer.concat([Buffer.from('08c379a0', 'hex'), hexToBuffer(encodeAbiParameters([{ type: 'string' }], [reason]))]);
 }
 
+/** A module call's revert: the reason as Error(string) data, gas used capped at the call's limit. */
+export function reverter(call: Pick<ModuleCall, 'gasLimit'>): (reason: string, gasUsed: bigint) => ModuleOutcome {
+  return (reason, gasUsed) => ({
+    success: false,
+    gasUsed: gasUsed > call.gasLimit ? call.gasLimit : gasUsed,
+    reason,
+    returnData: revertData(reason),
+    logs: [],
+    moves: [],
+  });
+}
+
 const EVENTS = new Map((STAKING_ABI.filter((e) => e.type === 'event') as AbiEvent[]).map((e) => [e.name, e]));
 
 /** One EVM log for a ledger event (block-level events such as RewardsDistributed have none). */
@@ -209,14 +221,7 @@ export class StakingModule {
   }
 
   private run(ledger: StakingLedger, call: ModuleCall, ctx: BlockContext): ModuleOutcome {
-    const revert = (reason: string, gasUsed: bigint): ModuleOutcome => ({
-      success: false,
-      gasUsed: gasUsed > call.gasLimit ? call.gasLimit : gasUsed,
-      reason,
-      returnData: revertData(reason),
-      logs: [],
-      moves: [],
-    });
+    const revert = reverter(call);
     let decoded: Decoded;
     try {
       if (call.data.length === 0) return revert('staking: plain transfers are refused, call a function', call.intrinsicGas);
