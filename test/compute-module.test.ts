@@ -32,18 +32,8 @@ import { drawnForSpotCheck } from '../src/modules/compute/module.js';
 import { compute as computeParams } from '../src/params.js';
 import { inferenceAddon, inferenceAvailability } from '../src/native/inference.js';
 import { repoRoot } from './support/repo.js';
+import { prng } from './support/prng.js';
 
-/** splitmix64, as in the property tests: seeded, so a failure can be replayed. */
-function prng(seed: bigint): () => bigint {
-  let state = seed;
-  return () => {
-    state = (state + 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
-    let z = state;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & 0xffffffffffffffffn;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & 0xffffffffffffffffn;
-    return z ^ (z >> 31n);
-  };
-}
 
 function randomBytes(rand: () => bigint, n: number): Buffer {
   const out = Buffer.alloc(n);

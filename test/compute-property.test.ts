@@ -32,6 +32,7 @@ import { canRun } from '../src/modules/compute/assign.js';
 import { TIERS, hexOf, inputHash, proofId, proofMessage, type GpuTierName, type Hex } from '../src/modules/compute/wire.js';
 import type { Address, TaskRecord } from '../src/modules/compute/types.js';
 import { epochOfHeight } from '../src/modules/staking/epoch.js';
+import { prng } from './support/prng.js';
 
 const OPERATIONS = 420;
 const ETHER = 10n ** 18n;
@@ -53,17 +54,6 @@ const COMPUTE: ComputeParams = {
 const TIER_OF = new Map(COMPUTE.approvedModels.map((m) => [m.id, m.tier as GpuTierName]));
 const DIMS = new Map(COMPUTE.approvedModels.map((m) => [m.id, m.dims]));
 
-/** splitmix64: a small seeded generator, so a failure can be replayed (SVC_PROPERTY_SEED). */
-function prng(seed: bigint): () => bigint {
-  let state = seed;
-  return () => {
-    state = (state + 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
-    let z = state;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & 0xffffffffffffffffn;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & 0xffffffffffffffffn;
-    return z ^ (z >> 31n);
-  };
-}
 
 const buf = (h: string): Buffer => Buffer.from(h.startsWith('0x') ? h.slice(2) : h, 'hex');
 

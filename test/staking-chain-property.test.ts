@@ -16,6 +16,7 @@ import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, chain as chainParams, staking as defaultStaking, system, type StakingParams } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { repoRoot } from './support/repo.js';
+import { prng } from './support/prng.js';
 
 const ABI = JSON.parse(readFileSync(path.join(repoRoot(), 'abi', 'staking.json'), 'utf8')) as Abi;
 const ETHER = 10n ** 18n;
@@ -31,17 +32,6 @@ const PARAMS: StakingParams = {
   signedBlocksWindow: 20,
 };
 
-/** splitmix64: a small seeded generator, so a failure can be replayed. */
-function prng(seed: bigint): () => bigint {
-  let state = seed;
-  return () => {
-    state = (state + 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
-    let z = state;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & 0xffffffffffffffffn;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & 0xffffffffffffffffn;
-    return z ^ (z >> 31n);
-  };
-}
 
 let node: RunningNode;
 let dataDir: string;

@@ -280,6 +280,8 @@ export class ComputeIntake {
     if (this.compute.queueSizes().proofs >= MAX_QUEUED_PROOFS) reject('QUEUE_FULL', 'too many proofs wait for a block; retry shortly');
     const flops = this.models!.flops(modelId, t.input);
     const id = hexOf(proofId(message));
+    // The same signed message again (a task handed back to the same miner after a failed check).
+    if (this.compute.proof(id)) reject('REPLAYED', `proof ${id} was submitted before`);
     this.compute.queueProof({
       id,
       taskId,

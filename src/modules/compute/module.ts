@@ -787,7 +787,8 @@ export class ComputeModule {
         m.publicKey === qp.publicKey &&
         m.jailedUntil <= ctx.now &&
         this.isApproved(qp.modelId) &&
-        qp.flops > 0n;
+        qp.flops > 0n &&
+        this.proof(qp.id) === undefined;
       if (!ok) {
         g.counters.proofsDropped += 1;
         continue;
