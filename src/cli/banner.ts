@@ -3,6 +3,7 @@
 import { checksumAddress } from '../chain/address.js';
 import { devAccounts, hasDevAccounts } from '../chain/genesis.js';
 import type { RunningNode } from '../node.js';
+import type { NodeServices } from '../chain/services.js';
 import { chain as chainParams } from '../params.js';
 
 const WEI_PER_ETHER = 10n ** 18n;
@@ -42,6 +43,7 @@ export function renderBanner(node: RunningNode, version: string): string {
     row('Block gas limit', String(head.gasLimit)),
     row('Base fee', `${formatGwei(services.chain.nextBaseFee())} gwei`),
     row('Coinbase', checksumAddress(node.coinbase)),
+    row('Compute mode', computeLine(services.compute)),
   ];
   if (config.network === 'devnet' && hasDevAccounts(config.network, config.genesisFile)) {
     const accounts = devAccounts();
@@ -59,4 +61,11 @@ export function renderBanner(node: RunningNode, version: string): string {
   }
   lines.push('', row('Multicall3', chainParams.multicall3Address), row('JSON-RPC', node.rpcUrl), '');
   return lines.join('\n') + '\n';
+}
+
+/** The compute mode and what runs for it. */
+function computeLine(compute: NodeServices['compute']): string {
+  if (compute.mode === 'pow') return `pow (${compute.powMiner?.threads ?? 0} search thread${compute.powMiner?.threads === 1 ? '' : 's'})`;
+  if (compute.mode === 'inference') return `inference (${[...(compute.models?.loaded.keys() ?? [])].join(', ')})`;
+  return 'none (--pow-threads 0)';
 }
