@@ -577,6 +577,17 @@ describe('compute end to end: a node in inference mode and a real svc-miner', { 
     // The pool paid out by FLOPs, proof by proof, is what the module counts and what the miner got.
     assert.equal(pool, BigInt(s.rewardsPaid.blockRewards));
     for (const e of proofEvents.filter((x) => x.event !== 'accepted')) assert.equal(e.event, 'spotCheckPassed');
+    // Each block lists what it accepted and decided: the same proofs as the events, block by block.
+    const blocks = [...new Set(proofEvents.filter((e) => Number(e.blockNumber) <= s.blockNumber).map((e) => Number(e.blockNumber)))];
+    for (const n of blocks) {
+      const listed = await rpc<{ blockNumber: string; accepted: { proofId: string }[]; spotChecksDecided: { proofId: string }[] }>(
+        'svc_getInferenceProofs',
+        [`0x${n.toString(16)}`],
+      );
+      const at = proofEvents.filter((e) => Number(e.blockNumber) === n);
+      assert.deepEqual(listed.accepted.map((p) => p.proofId).sort(), at.filter((e) => e.event === 'accepted').map((e) => e.proofId).sort());
+      assert.deepEqual(listed.spotChecksDecided.map((p) => p.proofId).sort(), at.filter((e) => e.event !== 'accepted').map((e) => e.proofId).sort());
+    }
     figures.proofs = { accepted: s.proofs.accepted, acceptedEvents: events.length, spotChecks: s.spotChecks, blockRewardsPaid: BigInt(s.rewardsPaid.blockRewards).toString(), tasks: s.tasks };
   });
 

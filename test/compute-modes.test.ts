@@ -224,6 +224,14 @@ describe('miner registration', () => {
     assert.ok(task.input.split(' ').length >= 12, 'the challenge input is stored with the task');
     await assert.rejects(rpc(again.rpcUrl, 'svc_getInferenceTask', [`0x${'ab'.repeat(32)}`]), (e: JsonRpcError) => e.code === -32001);
     await assert.rejects(rpc(again.rpcUrl, 'svc_getInferenceProof', [`0x${'ab'.repeat(32)}`]), (e: JsonRpcError) => e.code === -32001);
+    // A block without compute activity lists nothing; a block beyond the head is -32001; a bad tag -32602.
+    assert.deepEqual(await rpc(again.rpcUrl, 'svc_getInferenceProofs', ['latest']), {
+      blockNumber: `0x${again.services.chain.head().number.toString(16)}`,
+      accepted: [],
+      spotChecksDecided: [],
+    });
+    await assert.rejects(rpc(again.rpcUrl, 'svc_getInferenceProofs', ['0xffffff']), (e: JsonRpcError) => e.code === -32001);
+    await assert.rejects(rpc(again.rpcUrl, 'svc_getInferenceProofs', ['soon']), (e: JsonRpcError) => e.code === -32602);
   });
 });
 

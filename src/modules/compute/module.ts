@@ -41,6 +41,9 @@ const VALIDATOR = `${PREFIX}validator/`;
 const OPEN = `${PREFIX}open/`;
 const TASK = `${PREFIX}task/`;
 const PROOF = `${PREFIX}proof/`;
+/** Per block with compute activity: the proofs it accepted and the spot-checks it decided (height as 12 digits, so keys sort by height). */
+const BLOCK = `${PREFIX}block/`;
+const blockKey = (height: number) => BLOCK + String(height).padStart(12, '0');
 
 const COMPUTE: Address = system.computeAddress;
 const TREASURY: Address = system.treasuryAddress;
@@ -352,6 +355,12 @@ export class ComputeModule {
     if (p) return p;
     const v = this.chain.getAppValue(Buffer.from(PROOF + id));
     return v ? decodeRecord<ProofRecord>(v) : undefined;
+  }
+
+  /** The proofs a block accepted and the spot-checks it decided (empty lists for a block without any). */
+  blockActivity(height: number): { accepted: Hex[]; decided: Hex[] } {
+    const v = this.chain.getAppValue(Buffer.from(blockKey(height)));
+    return v ? decodeRecord<{ accepted: Hex[]; decided: Hex[] }>(v) : { accepted: [], decided: [] };
   }
 
   isProofQueued(taskId: Hex): boolean {
@@ -852,6 +861,9 @@ export class ComputeModule {
     }
     for (const p of accepted) this.saveProof(p);
     g.lastBlockProofs = accepted.map((p) => p.id);
+    if (accepted.length > 0 || decided.length > 0) {
+      this.put(blockKey(ctx.height), { accepted: accepted.map((p) => p.id), decided: decided.map((p) => p.id) });
+    }
 
     this.applyShares(ctx, q.shares);
     this.saveGlobal();

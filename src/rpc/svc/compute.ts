@@ -9,10 +9,11 @@ import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js'
 import type { Address, MinerRecord, ProofRecord, TaskRecord } from '../../modules/compute/types.js';
 import type { TaskJson } from '../../modules/compute/wire.js';
 import { system } from '../../params.js';
-import { InvalidArgumentError, MethodNotSupportedError, NotFoundError, TransactionRejectedError } from '../errors.js';
+import { HeaderNotFoundError, InvalidArgumentError, MethodNotSupportedError, NotFoundError, TransactionRejectedError } from '../errors.js';
 import { toData, toQuantity } from '../hex.js';
 import { method, required, type MethodTable, type RpcContext } from '../method.js';
-import { parseAddress, parseBytes, parseHash } from '../validate.js';
+import { parseAddress, parseBlockNumberOrTag, parseBytes, parseHash } from '../validate.js';
+import { blockNumberOf } from '../block-tags.js';
 
 const COMPUTE = Buffer.from(system.computeAddress.slice(2), 'hex');
 const anything = (v: unknown): unknown => v;
@@ -167,6 +168,15 @@ export const computeMethods: MethodTable = {
     const p = ctx.services.app.compute.proof(toData(id) as `0x${string}`);
     if (!p) throw new NotFoundError(`proof ${toData(id)} not found`);
     return proofView(p);
+  }),
+
+  svc_getInferenceProofs: method([required(parseBlockNumberOrTag)], (ctx, [block]) => {
+    const n = blockNumberOf(ctx.services.chain, block);
+    if (n === null) throw new HeaderNotFoundError();
+    const compute = ctx.services.app.compute;
+    const { accepted, decided } = compute.blockActivity(n);
+    const views = (ids: readonly `0x${string}`[]) => ids.map((id) => compute.proof(id)).filter((p) => p !== undefined).map(proofView);
+    return { blockNumber: toQuantity(n), accepted: views(accepted), spotChecksDecided: views(decided) };
   }),
 
   svc_getInferenceMiner: method([required(parseAddress)], (ctx, [wallet]) => {
