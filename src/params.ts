@@ -354,6 +354,8 @@ export interface ComputeParams {
   readonly deadlineEpochs: number;
   /** A miner gets tasks while it registered or had a proof accepted within this many epochs. */
   readonly minerActiveEpochs: number;
+  /** A miner record with no registration or accepted proof for this many epochs, no open task and no jail is deleted (registration is free, so records must not pile up). */
+  readonly minerRetentionEpochs: number;
   /** Epochs over which inferenceScore sums accepted FLOPs (the current one and the ones before it). */
   readonly scoreWindowEpochs: number;
   /** Smallest fee of a public task (0.001 token). */
@@ -394,6 +396,7 @@ export const compute = {
   maxOpenTasksPerMiner: 32,
   deadlineEpochs: 2,
   minerActiveEpochs: 3,
+  minerRetentionEpochs: 1_000,
   scoreWindowEpochs: 2,
   publicTaskMinFee: 10n ** 15n,
   publicTaskMaxInputBytes: 4096,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { startNode, type RunningNode } from '../src/node.js';
-import { CHAIN_ID, staking as stakingParams } from '../src/params.js';
+import { CHAIN_ID, compute as computeParams, staking as stakingParams } from '../src/params.js';
 import { inferenceAvailability } from '../src/native/inference.js';
 import { deriveKeys, generateWallet, parseSeed, signRegistration } from '../src/miner/wallet.js';
 import { devnetConfig } from './support/node-config.js';
@@ -260,6 +260,32 @@ describe('miner activity', () => {
     const next = (Math.floor(node.services.chain.head().number / L) + 1) * L;
     while (node.services.chain.head().number < next + 1) await new Promise((r) => setTimeout(r, 10));
     assert.equal(compute.openTasksOf(wallet).length, compute.params.challengeTasksPerMiner, 'tasks again at the next epoch start');
+    await node.stop();
+  });
+});
+
+describe('idle miners', () => {
+  it('are forgotten after minerRetentionEpochs without a registration or proof, and start afresh', async () => {
+    const node = await startNode(devnetConfig(tmp('svc-compute-modes-'), { blockTimeMs: 30 }), {
+      computeParams: { ...computeParams, minerActiveEpochs: 1, minerRetentionEpochs: 2 },
+    });
+    nodes.push(node);
+    const L = stakingParams.epochLengthBlocks;
+    const keys = deriveKeys(parseSeed(generateWallet().privateKey));
+    await rpc(node.rpcUrl, 'svc_registerMiner', [await signRegistration(keys, CHAIN_ID.devnet, 'Cold', [SMALL], 1)]);
+    await waitForBlocks(node, 1);
+    const miner = () => rpc<{ registered: boolean; status: string }>(node.rpcUrl, 'svc_getInferenceMiner', [keys.address]);
+    assert.equal((await miner()).registered, true);
+    const registeredEpoch = node.services.app.compute.miner(keys.address.toLowerCase() as `0x${string}`)!.lastActiveEpoch;
+    while (node.services.chain.head().number < (registeredEpoch + 2) * L + 1) await new Promise((r) => setTimeout(r, 10));
+    assert.equal((await miner()).registered, false);
+    const stats = await rpc<{ miners: { registered: number; forgotten: number } }>(node.rpcUrl, 'svc_getInferenceStats');
+    assert.deepEqual(stats.miners.registered, 0);
+    assert.equal(stats.miners.forgotten, 1);
+    // A registration after that starts afresh (its old sequence is gone with the record).
+    await rpc(node.rpcUrl, 'svc_registerMiner', [await signRegistration(keys, CHAIN_ID.devnet, 'Cold', [SMALL], 1)]);
+    await waitForBlocks(node, 1);
+    assert.equal((await miner()).status, 'active');
     await node.stop();
   });
 });

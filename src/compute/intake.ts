@@ -77,8 +77,9 @@ function objectParam(v: unknown, what: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-/** Most proofs waiting for a block before new ones are refused. */
+/** Most proofs and registrations waiting for a block before new ones are refused. */
 const MAX_QUEUED_PROOFS = 5_000;
+const MAX_QUEUED_REGISTRATIONS = 5_000;
 const MAX_MODELS_PER_MINER = 16;
 
 interface PendingSignature {
@@ -205,6 +206,9 @@ export class ComputeIntake {
       signer = '';
     }
     if (signer.toLowerCase() !== wallet) reject('BAD_WALLET_SIGNATURE', `wallet_signature is not the wallet's (${wallet}) signature over the registration`);
+    if (this.compute.queueSizes().registrations >= MAX_QUEUED_REGISTRATIONS && !this.compute.isRegistrationQueued(wallet)) {
+      reject('QUEUE_FULL', 'too many registrations wait for a block; retry shortly');
+    }
     this.compute.queueRegistration({ wallet, publicKey, tier, models, sequence });
     this.log.debug({ wallet, tier, models }, 'miner registration queued');
     return { wallet, public_key: publicKey, status: 'pending' as const, appliesAtBlock: this.head().number + 1 };

@@ -605,6 +605,7 @@ export class ComputeModule {
 
     if (ctx.height % ctx.epochLengthBlocks === 0 && ctx.epoch > g.assignedEpoch) {
       moves.push(...this.expire(ctx));
+      this.forgetIdleMiners(ctx);
       this.assign(ctx);
       g.assignedEpoch = ctx.epoch;
     }
@@ -633,6 +634,17 @@ export class ComputeModule {
       }
     }
     return moves;
+  }
+
+  /** Deletes the records of miners idle for minerRetentionEpochs (no open task, not jailed): they start afresh if they register again. */
+  private forgetIdleMiners(ctx: ComputeBlockContext): void {
+    const holding = new Set([...this.open.values()].map((t) => t.assignedTo).filter((a) => a !== null));
+    for (const m of this.minerList()) {
+      if (m.lastActiveEpoch > ctx.epoch - this.params.minerRetentionEpochs || m.jailedUntil > ctx.now || holding.has(m.wallet)) continue;
+      this.miners.delete(m.wallet);
+      this.dirty.set(MINER + m.wallet, null);
+      this.global.counters.minersForgotten = (this.global.counters.minersForgotten ?? 0) + 1;
+    }
   }
 
   private unassign(t: TaskRecord): void {

@@ -139,6 +139,8 @@ export interface ComputeCounters {
   feesPaidTreasury: bigint;
   feesRefunded: bigint;
   sharesAccepted: number;
+  /** Miner records deleted after minerRetentionEpochs idle. */
+  minersForgotten: number;
 }
 
 /** One block of the hashrate window. */
@@ -190,6 +192,7 @@ export function emptyCounters(): ComputeCounters {
     feesPaidTreasury: 0n,
     feesRefunded: 0n,
     sharesAccepted: 0,
+    minersForgotten: 0,
   };
 }
 

@@ -273,7 +273,12 @@ export const computeMethods: MethodTable = {
         refunded: toQuantity(c.feesRefunded),
         minerPool: toQuantity(compute.minerPool),
       },
-      miners: { registered: miners.length, active: active.length, jailed: miners.filter((m) => m.jailedUntil > head.timestamp).length },
+      miners: {
+        registered: miners.length,
+        active: active.length,
+        jailed: miners.filter((m) => m.jailedUntil > head.timestamp).length,
+        forgotten: c.minersForgotten ?? 0,
+      },
       pow: {
         sharesAccepted: c.sharesAccepted,
         shareDifficulty: compute.params.shareDifficulty.toString(),
