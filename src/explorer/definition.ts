@@ -15,6 +15,7 @@ export const CATEGORIES = [
   'Stats',
   'Gas Oracle',
   'Leaderboard',
+  'Compute',
   'Batch',
   'Authentication',
   'Watchlist',

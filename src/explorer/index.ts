@@ -1,5 +1,5 @@
 // The explorer inside the node: the indexer following committed blocks, accounts and access
-// control, the 16 categories of routes, and the Etherscan-compatible /api, on --explorer-port.
+// control, the 17 categories of routes, and the Etherscan-compatible /api, on --explorer-port.
 import type { Logger } from 'pino';
 import type { NodeServices } from '../chain/services.js';
 import { createExplorerAuth, type ExplorerAuth } from './auth/index.js';
@@ -11,6 +11,7 @@ import { addressRoutes } from './routes/addresses.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { batchRoutes } from './routes/batch.js';
 import { blockRoutes } from './routes/blocks.js';
+import { computeRoutes } from './routes/compute.js';
 import { contractsRoutes } from './routes/contracts.js';
 import { gasOracleRoutes } from './routes/gas-oracle.js';
 import { healthRoutes } from './routes/health.js';
@@ -35,6 +36,7 @@ export const PUBLIC_ROUTES: RouteModule[] = [
   statsRoutes,
   gasOracleRoutes,
   leaderboardRoutes,
+  computeRoutes,
   batchRoutes,
   healthRoutes,
   searchRoutes,
