@@ -2,12 +2,11 @@
 // miners with their open tasks, tasks, proofs, and what each block accepted and decided. The same
 // facts as the svc_*Inference* methods (src/rpc/svc/compute.ts), in the explorer's style: amounts
 // and FLOPs as decimal strings, block heights as integers, addresses checksummed.
-import type { MinerRecord, ProofRecord, TaskRecord } from '../../modules/compute/types.js';
-import { epochOfHeight } from '../../modules/staking/epoch.js';
+import { computeStats, minerView, proofView, taskView, type ViewStyle } from '../../compute/views.js';
+import type { MinerRecord, ProofRecord } from '../../modules/compute/types.js';
 import type { Handler, Schema } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
 import type { ExplorerServices } from '../services.js';
-import { addr } from '../views.js';
 
 type Hex = `0x${string}`;
 const lower = (v: unknown): Hex => (v as string).toLowerCase() as Hex;
@@ -77,187 +76,39 @@ export const proofSchema: Schema = {
   },
 };
 
-/** The epoch of the next block, as the coordinator and the svc_* views count it. */
-function nextEpoch(services: ExplorerServices): { head: { number: number; timestamp: number }; epoch: number } {
-  const head = services.node.chain.head();
-  return { head, epoch: epochOfHeight(head.number + 1, services.node.app.staking.params) };
-}
+/** The explorer's way of writing the shared views' numbers: decimal strings for amounts, integers otherwise. */
+const EXPLORER_STYLE: ViewStyle = { amount: (v) => v.toString(), height: (n) => n, counter: (n) => n };
 
-function minerStatus(services: ExplorerServices, m: MinerRecord, now: number, epoch: number): 'active' | 'jailed' | 'inactive' {
-  if (m.jailedUntil > now) return 'jailed';
-  return m.lastActiveEpoch > epoch - services.node.app.compute.params.minerActiveEpochs ? 'active' : 'inactive';
-}
+export const explorerProofView = (p: ProofRecord) => proofView(p, EXPLORER_STYLE);
 
-export function proofView(p: ProofRecord): Record<string, unknown> {
+function explorerMinerView(services: ExplorerServices, m: MinerRecord): Record<string, unknown> {
+  const open = services.node.app.compute.openTasksOf(m.wallet);
   return {
-    proofId: p.id,
-    taskId: p.taskId,
-    taskKind: p.taskKind,
-    validator: addr(p.validator),
-    miner: addr(p.miner),
-    publicKey: p.publicKey,
-    modelId: p.modelId,
-    inputHash: p.inputHash,
-    outputHash: p.outputHash,
-    quantized: p.quantized,
-    executionTimeMs: p.executionTimeMs,
-    flops: p.flops.toString(),
-    claimedFlops: p.claimedFlops.toString(),
-    signature: p.signature,
-    includedAt: p.includedAt,
-    blockReward: p.blockReward.toString(),
-    fee: { miner: p.feeMiner.toString(), validator: p.feeValidator.toString(), treasury: p.feeTreasury.toString(), paid: p.feePaid },
-    spotCheck: p.spotCheck,
-    spotCheckResult: p.spotCheckResult
-      ? { cosine: p.spotCheckResult.cosinePpm / 1e6, maxAbsDiff: p.spotCheckResult.maxAbsDiff, hashMatches: p.spotCheckResult.hashMatches, checkedAt: p.spotCheckResult.checkedAt }
-      : null,
-  };
-}
-
-function taskView(services: ExplorerServices, t: TaskRecord): Record<string, unknown> {
-  const proof = t.proofId ? services.node.app.compute.proof(t.proofId) : undefined;
-  return {
-    taskId: t.id,
-    kind: t.kind,
-    modelId: t.modelId,
-    input: t.input,
-    inputHash: t.inputHash,
-    fee: t.fee.toString(),
-    submitter: addr(t.submitter),
-    status: t.status,
-    createdAt: t.createdAt,
-    createdEpoch: t.createdEpoch,
-    assignedTo: addr(t.assignedTo),
-    assignedEpoch: t.assignedEpoch,
-    deadlineEpoch: t.deadlineEpoch,
-    completedAt: t.completedAt,
-    reassignments: t.reassignments,
-    refunded: t.refunded.toString(),
-    result: proof
-      ? { proofId: proof.id, miner: addr(proof.miner), validator: addr(proof.validator), outputHash: proof.outputHash, quantized: proof.quantized, spotCheck: proof.spotCheck }
-      : null,
-  };
-}
-
-function minerView(services: ExplorerServices, m: MinerRecord): Record<string, unknown> {
-  const { head, epoch } = nextEpoch(services);
-  const compute = services.node.app.compute;
-  const open = compute.openTasksOf(m.wallet);
-  return {
-    wallet: addr(m.wallet),
-    status: minerStatus(services, m, head.timestamp, epoch),
-    publicKey: m.publicKey,
-    tier: m.tier,
-    models: m.models,
-    registeredAt: m.registeredAt,
-    jailedUntil: m.jailedUntil,
-    inferenceScore: compute.inferenceScoreOf(m.window, epoch).toString(),
-    tasksCompleted: m.tasksCompleted,
-    proofsAccepted: m.proofsAccepted,
-    spotChecksPassed: m.spotChecksPassed,
-    spotChecksFailed: m.spotChecksFailed,
-    flops: m.flops.toString(),
-    blockRewards: m.blockRewards.toString(),
-    feeRewards: m.feeRewards.toString(),
-    rewards: (m.blockRewards + m.feeRewards).toString(),
+    ...minerView(services.node, m, EXPLORER_STYLE),
     openTaskCount: open.length,
     openTasks: open.map((t) => ({ taskId: t.id, modelId: t.modelId, kind: t.kind, assignedEpoch: t.assignedEpoch, deadlineEpoch: t.deadlineEpoch })),
   };
 }
 
 export const computeHandlers: Record<string, Handler> = {
-  getComputeStats: (_input, services) => {
-    const { app, compute: node } = services.node;
-    const compute = app.compute;
-    const { head, epoch } = nextEpoch(services);
-    const c = compute.counters;
-    const served = node.models?.loaded;
-    const counts = compute.modelCounts();
-    const open = compute.openTasks();
-    const miners = compute.minerList();
-    const intake = node.intake.counters;
-    const pow = node.powStats();
-    return {
-      computeMode: node.mode,
-      blockNumber: head.number,
-      epoch,
-      models: compute.approvedModels.map((id) => ({
-        id,
-        tier: compute.modelTier(id) ?? null,
-        dims: compute.modelDims(id) ?? null,
-        approved: true,
-        servedByThisNode: served?.has(id) ?? false,
-        tasksAssigned: counts[id]?.assigned ?? 0,
-        tasksCompleted: counts[id]?.completed ?? 0,
-      })),
-      tasks: {
-        created: c.tasksCreated,
-        public: c.publicTasks,
-        challenge: c.challengeTasks,
-        assigned: c.tasksAssigned,
-        completed: c.tasksCompleted,
-        expired: c.tasksExpired,
-        open: open.filter((t) => t.status === 'assigned').length,
-        waiting: open.filter((t) => t.status === 'pending').length,
-      },
-      proofs: {
-        submitted: intake.proofsReceived,
-        accepted: c.proofsAccepted,
-        rejected: intake.proofsRejected + c.spotChecksFailed,
-        rejectedAtSubmission: intake.proofsRejected,
-        failedSpotCheck: c.spotChecksFailed,
-        dropped: c.proofsDropped,
-        rejectedByReason: intake.rejectedByReason,
-      },
-      spotChecks: {
-        selected: c.spotChecksSelected,
-        passed: c.spotChecksPassed,
-        failed: c.spotChecksFailed,
-        pending: compute.spotChecksPending.length,
-        expired: c.spotChecksExpired ?? 0,
-      },
-      totalFlops: c.flops.toString(),
-      rewardsPaid: {
-        blockRewards: c.blockRewardsPaid.toString(),
-        taskFeesToMiners: c.feesPaidMiners.toString(),
-        taskFeesToValidators: c.feesPaidValidators.toString(),
-        taskFeesToTreasury: c.feesPaidTreasury.toString(),
-        refunded: c.feesRefunded.toString(),
-        minerPool: compute.minerPool.toString(),
-      },
-      miners: {
-        registered: miners.length,
-        active: compute.activeMiners(epoch, head.timestamp).length,
-        jailed: miners.filter((m) => m.jailedUntil > head.timestamp).length,
-        forgotten: c.minersForgotten ?? 0,
-      },
-      pow: {
-        sharesAccepted: c.sharesAccepted,
-        shareDifficulty: compute.params.shareDifficulty.toString(),
-        hashrateWindowSeconds: compute.hashrateWindowSeconds(),
-        thisNode: pow
-          ? { threads: pow.threads, hashes: pow.hashes.toString(), seconds: pow.seconds, hashrate: Math.round(pow.hashrate).toString(), sharesFound: pow.sharesFound }
-          : null,
-      },
-    };
-  },
+  getComputeStats: (_input, services) => computeStats(services.node, EXPLORER_STYLE),
 
   getComputeMiner: ({ params }, services) => {
     const m = services.node.app.compute.miner(lower(params.address));
     if (!m) throw new NotFoundError(`miner ${params.address as string} not found`);
-    return minerView(services, m);
+    return explorerMinerView(services, m);
   },
 
   getComputeTask: ({ params }, services) => {
     const t = services.node.app.compute.task(lower(params.id));
     if (!t) throw new NotFoundError(`task ${params.id as string} not found`);
-    return taskView(services, t);
+    return taskView(services.node, t, EXPLORER_STYLE);
   },
 
   getComputeProof: ({ params }, services) => {
     const p = services.node.app.compute.proof(lower(params.id));
     if (!p) throw new NotFoundError(`proof ${params.id as string} not found`);
-    return proofView(p);
+    return explorerProofView(p);
   },
 
   getComputeBlockProofs: ({ params }, services) => {
@@ -266,7 +117,7 @@ export const computeHandlers: Record<string, Handler> = {
     if (n > head) throw new NotFoundError(`block ${n} not found (the head is ${head})`);
     const compute = services.node.app.compute;
     const { accepted, decided } = compute.blockActivity(n);
-    const views = (ids: readonly Hex[]) => ids.map((id) => compute.proof(id)).filter((p) => p !== undefined).map(proofView);
+    const views = (ids: readonly Hex[]) => ids.map((id) => compute.proof(id)).filter((p) => p !== undefined).map(explorerProofView);
     return { blockNumber: n, accepted: views(accepted), spotChecksDecided: views(decided) };
   },
 };

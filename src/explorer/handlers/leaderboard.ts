@@ -1,6 +1,6 @@
 // Leaderboard: validators by contribution score, inference miners by inference score.
 import type { Handler } from '../definition.js';
-import { epochOfHeight } from '../../modules/staking/epoch.js';
+import { headEpoch, minerStatus } from '../../compute/views.js';
 import { validatorView } from './network.js';
 import { addr } from '../views.js';
 
@@ -17,9 +17,8 @@ export const leaderboardHandlers: Record<string, Handler> = {
   },
 
   getMinerLeaderboard: ({ query }, { node }) => {
-    const { compute, staking } = node.app;
-    const head = node.chain.head();
-    const epoch = epochOfHeight(head.number + 1, staking.params);
+    const { compute } = node.app;
+    const { head, epoch } = headEpoch(node);
     return compute
       .minerList()
       .map((m) => ({ m, score: compute.inferenceScoreOf(m.window, epoch) }))
@@ -28,7 +27,7 @@ export const leaderboardHandlers: Record<string, Handler> = {
       .map(({ m, score }, i) => ({
         rank: i + 1,
         wallet: addr(m.wallet),
-        status: m.jailedUntil > head.timestamp ? 'jailed' : m.lastActiveEpoch > epoch - compute.params.minerActiveEpochs ? 'active' : 'inactive',
+        status: minerStatus(node, m, head.timestamp, epoch),
         tier: m.tier,
         models: m.models,
         inferenceScore: score.toString(),

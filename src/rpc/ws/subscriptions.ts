@@ -3,7 +3,7 @@
 // {"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"0x..","result":...}}.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { proofView } from '../svc/compute.js';
+import { rpcProofView } from '../svc/compute.js';
 import { checksumAddress } from '../../chain/address.js';
 import type { NodeServices } from '../../chain/services.js';
 import type { Address, EpochSnapshot } from '../../modules/staking/types.js';
@@ -219,7 +219,7 @@ export class SubscriptionHub {
       ...events.decided.map((p) => ({ event: p.spotCheck === 'passed' ? ('spotCheckPassed' as const) : ('spotCheckFailed' as const), proof: p })),
     ];
     for (const { event, proof } of items) {
-      const json = JSON.stringify({ event, blockNumber: toQuantity(number), ...proofView(proof) });
+      const json = JSON.stringify({ event, blockNumber: toQuantity(number), ...rpcProofView(proof) });
       const targets = [...subs].filter(
         (s) => s.filter.kind === 'svcInferenceProofs' && (s.filter.validators === null || s.filter.validators.has(proof.validator)),
       );
