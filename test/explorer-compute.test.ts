@@ -14,6 +14,7 @@ import type { QueuedProof } from '../src/modules/compute/module.js';
 import type { Address, TaskRecord } from '../src/modules/compute/types.js';
 import { devnetConfig } from './support/node-config.js';
 import { rpc } from './support/json-rpc.js';
+import { explorerClient } from './support/explorer-client.js';
 
 const SMALL = 'svc-embed-small@v1.0';
 type Hex = `0x${string}`;
@@ -25,33 +26,10 @@ let keys: MinerKeys;
 let wallet: Address;
 let heartbeat: NodeJS.Timeout | undefined;
 
-interface Envelope<T = any> {
-  status: number;
-  ok: boolean;
-  data: T;
-  error?: string;
-}
 
-async function get<T = any>(route: string): Promise<Envelope<T>> {
-  const res = await fetch(`${base}${route}`);
-  const body = (await res.json()) as { ok: boolean; data: T; error?: string };
-  return { status: res.status, ok: body.ok, data: body.data, error: body.error };
-}
 
-async function ok<T = any>(route: string): Promise<T> {
-  const r = await get<T>(route);
-  assert.equal(r.status, 200, `${route}: ${r.error}`);
-  assert.equal(r.ok, true);
-  return r.data;
-}
 
-async function refused(route: string, status: number): Promise<string> {
-  const r = await get(route);
-  assert.equal(r.status, status, `${route} should be ${status}, got ${r.status} ${JSON.stringify(r.data ?? r.error)}`);
-  assert.equal(r.ok, false);
-  assert.equal(typeof r.error, 'string');
-  return r.error!;
-}
+const { get, ok, refused } = explorerClient(() => base);
 
 async function until(what: string, cond: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;

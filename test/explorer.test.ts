@@ -12,6 +12,7 @@ import { startNode, type RunningNode } from '../src/node.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { compileContract } from './support/solc.js';
 import { svcDevnet } from './support/viem-chain.js';
+import { explorerClient, type Envelope } from './support/explorer-client.js';
 
 let node: RunningNode;
 let dataDir: string;
@@ -26,19 +27,6 @@ let transferHash: Hash;
 let failedHash: Hash;
 let plainHash: Hash;
 
-interface Envelope<T = any> {
-  status: number;
-  ok: boolean;
-  data: T;
-  error?: string;
-  headers: Headers;
-}
-
-async function get<T = any>(route: string): Promise<Envelope<T>> {
-  const res = await fetch(`${base}${route}`);
-  const body = (await res.json()) as { ok: boolean; data: T; error?: string };
-  return { status: res.status, ok: body.ok, data: body.data, error: body.error, headers: res.headers };
-}
 
 async function post<T = any>(route: string, payload: unknown): Promise<Envelope<T>> {
   const res = await fetch(`${base}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
@@ -46,20 +34,7 @@ async function post<T = any>(route: string, payload: unknown): Promise<Envelope<
   return { status: res.status, ok: body.ok, data: body.data, error: body.error, headers: res.headers };
 }
 
-async function ok<T = any>(route: string): Promise<T> {
-  const r = await get<T>(route);
-  assert.equal(r.status, 200, `${route}: ${r.error}`);
-  assert.equal(r.ok, true);
-  return r.data;
-}
-
-async function refused(route: string, status: number): Promise<string> {
-  const r = await get(route);
-  assert.equal(r.status, status, `${route} should be ${status}, got ${r.status} ${JSON.stringify(r.data ?? r.error)}`);
-  assert.equal(r.ok, false);
-  assert.equal(typeof r.error, 'string');
-  return r.error!;
-}
+const { get, ok, refused } = explorerClient(() => base);
 
 /** Waits until the index has caught up with the head. */
 async function indexed(): Promise<void> {
