@@ -234,5 +234,15 @@ describe('Compute', () => {
     assert.ok(s.tasks.completed >= 1);
     assert.equal(s.models.find((x: { id: string }) => x.id === SMALL).tasksCompleted, 1);
     assert.equal(s.rewardsPaid.blockRewards, p.blockReward);
+
+    // The miners leaderboard ranks it with the same figures.
+    const board = await ok<{ rank: number; wallet: string; status: string; inferenceScore: string; proofsAccepted: number; blockRewards: string }[]>(
+      '/leaderboard/miners',
+    );
+    assert.equal(board.length, 1);
+    assert.deepEqual(
+      { rank: board[0]!.rank, wallet: board[0]!.wallet, status: board[0]!.status, inferenceScore: board[0]!.inferenceScore, proofsAccepted: board[0]!.proofsAccepted, blockRewards: board[0]!.blockRewards },
+      { rank: 1, wallet: keys.address, status: miner.status, inferenceScore: '123456789', proofsAccepted: 1, blockRewards: p.blockReward },
+    );
   });
 });

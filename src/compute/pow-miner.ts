@@ -1,7 +1,8 @@
 // The node's proof-of-work contribution in pow mode: BLAKE3 shares over (recent block hash,
 // validator address, nonce) below the share target, searched natively on --pow-threads threads in
-// chunks of about 100 ms (off the event loop), each share checked with one hash and queued for the
-// next block. Its own counter (nonces hashed / wall time) is what the chain's estimate is compared with.
+// chunks of about 100 ms (off the event loop); each share found is queued for the next block, which
+// checks it with one hash. Its own counter (nonces hashed / wall time) is what the chain's estimate
+// is compared with.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { core, type Chain } from '../native/index.js';
@@ -71,12 +72,11 @@ export class PowMiner {
       const start = randomBytes(8).readBigUInt64BE(0) >> 1n;
       const r = await core.powSearchAll(prefix, start, chunk, this.target, this.threads, MAX_SHARES_PER_CHUNK);
       this.hashes += BigInt(r.hashed);
-      for (const nonce of r.nonces) {
-        const hash = core.powHash(prefix, nonce);
-        if (Buffer.compare(hash, this.target) > 0) continue;
+      // The block that takes a share checks it with one hash (ComputeModule.applyShares).
+      r.nonces.forEach((nonce, i) => {
         this.sharesFound += 1;
-        this.compute.queueShare({ validator: this.validator, blockHash: hexOf(head.hash), nonce, hash: hexOf(hash) });
-      }
+        this.compute.queueShare({ validator: this.validator, blockHash: hexOf(head.hash), nonce, hash: hexOf(r.hashes[i]!) });
+      });
       if (r.elapsedMs > 0) {
         const next = BigInt(Math.max(1 << 12, Math.floor((r.hashed / r.elapsedMs) * CHUNK_MS)));
         chunk = next;

@@ -7,12 +7,8 @@ import type { ComputeModule } from '../modules/compute/module.js';
 import { bytesOf, type Hex } from '../modules/compute/wire.js';
 import type { NodeModels } from './models.js';
 
-/** The bytes as an Int8Array of their own (a small Buffer may be a view into a shared pool). */
-function int8(b: Buffer): Int8Array {
-  const out = new Int8Array(b.length);
-  for (let i = 0; i < b.length; i++) out[i] = (b[i]! << 24) >> 24;
-  return out;
-}
+/** The same bytes read as int8 (a view with the Buffer's own offset: a small Buffer lies in a shared pool). */
+const int8 = (b: Buffer): Int8Array => new Int8Array(b.buffer, b.byteOffset, b.length);
 
 export class SpotChecker {
   private readonly inFlight = new Set<Hex>();

@@ -172,7 +172,8 @@ export class ComputeModule {
   private readonly open = new Map<Hex, TaskRecord>();
   /** Proofs written since the last commit or still needed by hooks (drawn, pending). */
   private readonly proofCache = new Map<Hex, ProofRecord>();
-  private readonly dirty = new Map<string, Buffer | null>();
+  /** Records changed since the last takeWrites (null: deleted); encoded once, when taken, in their final state. */
+  private readonly dirty = new Map<string, unknown>();
   private readonly tiers: ModelTiers;
   private readonly dims: ReadonlyMap<string, number>;
   private readonly target: Buffer;
@@ -180,6 +181,8 @@ export class ComputeModule {
   // The node's queues (not consensus state).
   private registrations: QueuedRegistration[] = [];
   private proofs: QueuedProof[] = [];
+  /** Task ids of `proofs`, for the replay check at intake. */
+  private readonly queuedTasks = new Set<Hex>();
   private shares: QueuedShare[] = [];
   private verdicts: QueuedVerdict[] = [];
   private localMode: { validator: Address; mode: ComputeMode } | null = null;
@@ -229,7 +232,7 @@ export class ComputeModule {
 
   /** Records changed since the last call, as app writes (no value: deleted). */
   takeWrites(): { key: Buffer; value?: Buffer }[] {
-    const out = [...this.dirty].map(([k, v]) => (v === null ? { key: Buffer.from(k) } : { key: Buffer.from(k), value: v }));
+    const out = [...this.dirty].map(([k, v]) => (v === null ? { key: Buffer.from(k) } : { key: Buffer.from(k), value: encodeRecord(v) }));
     this.dirty.clear();
     return out;
   }
@@ -243,7 +246,7 @@ export class ComputeModule {
   // ---- records ----
 
   private put(key: string, value: unknown): void {
-    this.dirty.set(key, encodeRecord(value));
+    this.dirty.set(key, value);
   }
 
   private saveGlobal(): void {
@@ -364,7 +367,7 @@ export class ComputeModule {
   }
 
   isProofQueued(taskId: Hex): boolean {
-    return this.proofs.some((p) => p.taskId === taskId);
+    return this.queuedTasks.has(taskId);
   }
 
   isRegistrationQueued(wallet: Address): boolean {
@@ -410,8 +413,8 @@ export class ComputeModule {
   computeViews(addresses: readonly Address[], epoch: number): Map<Address, ValidatorComputeView> {
     const raw = addresses.map((a) => {
       const v = this.validators.get(a);
-      const hashrate = this.hashrate(a);
-      const powWork = this.powWindowWork(a).work;
+      const { work: powWork, seconds } = this.powWindowWork(a);
+      const hashrate = seconds <= 0 ? 0n : powWork / BigInt(seconds);
       const inferenceScore = v ? windowSum(v.window, epoch, this.params.scoreWindowEpochs) : 0n;
       return { a, v, hashrate, powWork, inferenceScore };
     });
@@ -452,6 +455,7 @@ export class ComputeModule {
 
   queueProof(p: QueuedProof): void {
     this.proofs.push(p);
+    this.queuedTasks.add(p.taskId);
   }
 
   queueShare(s: QueuedShare): void {
@@ -472,6 +476,7 @@ export class ComputeModule {
     let registrations, proofs, shares;
     [registrations, this.registrations] = take(this.registrations, this.params.maxRegistrationsPerBlock);
     [proofs, this.proofs] = take(this.proofs, this.params.maxProofsPerBlock);
+    for (const p of proofs) this.queuedTasks.delete(p.taskId);
     [shares, this.shares] = take(this.shares, this.params.maxSharesPerBlock);
     const verdicts = this.verdicts;
     this.verdicts = [];
@@ -481,6 +486,7 @@ export class ComputeModule {
   restoreQueues(q: TakenQueues): void {
     this.registrations = [...q.registrations, ...this.registrations];
     this.proofs = [...q.proofs, ...this.proofs];
+    for (const p of q.proofs) this.queuedTasks.add(p.taskId);
     this.shares = [...q.shares, ...this.shares];
     this.verdicts = [...q.verdicts, ...this.verdicts];
   }
