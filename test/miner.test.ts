@@ -406,6 +406,8 @@ describe('the mining loop', () => {
       assert.ok(reporter.states.some((t) => /^retrying \(validator unreachable/.test(t)), 'said it was retrying');
       assert.match(reporter.stats().state, /mining/);
       assert.equal(new Set(node.proofs.map((p) => p.task_id)).size, node.proofs.length);
+      // The miner reads its earnings after each round of proofs: wait for the last round's.
+      await waitFor('earnings after the last proof', () => reporter.stats().proofsAccepted === 5n);
 
       await miner.stop();
       await running;
