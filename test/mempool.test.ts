@@ -95,11 +95,11 @@ interface Pool {
 }
 
 /** A fresh devnet database, pool and (unstarted) solo driver. */
-function openPool(limits: Partial<MempoolLimits> = {}, blockTimeMs: number = chainParams.maxBlockTimeMs): Pool {
+function openPool(limits: Partial<MempoolLimits> = {}, blockTimeMs: number = chainParams.maxBlockTimeMs, now?: () => number): Pool {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-mempool-'));
   const chain = core.Chain.open(dir, devGenesis('devnet'), { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
   const events = createNodeEvents();
-  const mempool = new Mempool({ chain, chainId: 9000, events, limits });
+  const mempool = new Mempool({ chain, chainId: 9000, events, limits, ...(now ? { now } : {}) });
   const log = pino({ level: 'silent' });
   const genesis = { spec: devGenesis('devnet'), validators: devGenesisValidators() };
   const app = new ChainApp(chain, mempool, stakingParams, appGenesis(genesis), log);
@@ -364,6 +364,23 @@ describe('mempool selection: by effective tip across senders, nonce order within
     );
     const plain = pool.mempool.add(await signed(bob!.privateKey, { nonce: 0, maxPriorityFeePerGas: (3n * GWEI) / 2n }));
     assert.deepEqual(pool.mempool.selectForBlock(baseFee, 10).map((p) => hex(p.tx.hash)), [plain, capped].map(hex));
+  });
+
+  it('takes equal tips in the order the pool received them, even within one millisecond', async () => {
+    const frozen = openPool({}, chainParams.maxBlockTimeMs, () => 1_700_000_000_000);
+    try {
+      const senders = devAccounts().slice(0, 8);
+      // Received in an order unrelated to the senders' addresses or the transactions' hashes.
+      const added: string[] = [];
+      for (const i of [5, 2, 7, 0, 3, 6, 1, 4]) {
+        added.push(hex(frozen.mempool.add(await signed(senders[i]!.privateKey, { nonce: 0, maxPriorityFeePerGas: 2n * GWEI }))));
+      }
+      const picked = frozen.mempool.selectForBlock(frozen.chain.nextBaseFee(), 10).map((x) => hex(x.tx.hash));
+      assert.equal(picked.length, 8);
+      assert.deepEqual(picked, added);
+    } finally {
+      await frozen.close();
+    }
   });
 
   it('skips queued transactions and those whose fee cap is below the base fee', async () => {

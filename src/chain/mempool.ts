@@ -35,6 +35,8 @@ class PoolEntry implements PooledTx {
     readonly raw: Buffer,
     readonly tx: DecodedTx,
     readonly receivedAt: number,
+    /** Arrival order in this pool: breaks ties between equal tips (wall-clock milliseconds often tie). */
+    readonly seq: number,
     readonly key: string,
     readonly account: SenderAccount,
     /** gasLimit * maxFeePerGas + value: the most the transaction can take from the sender. */
@@ -87,7 +89,7 @@ interface Candidate {
 }
 
 const candidateBefore = (a: Candidate, b: Candidate): boolean =>
-  a.tip !== b.tip ? a.tip > b.tip : a.entry.receivedAt < b.entry.receivedAt;
+  a.tip !== b.tip ? a.tip > b.tip : a.entry.seq < b.entry.seq;
 
 /** The node's transaction pool (see services.ts for the contract the RPC layer uses). */
 export class Mempool implements MempoolApi {
@@ -101,6 +103,7 @@ export class Mempool implements MempoolApi {
   /** Senders holding at least one pending transaction. */
   private readonly executable = new Set<SenderAccount>();
   private pendingCount = 0;
+  private arrivals = 0;
   private lastSweep: number;
 
   constructor(options: MempoolOptions) {
@@ -196,7 +199,7 @@ export class Mempool implements MempoolApi {
     if (replaced) this.detach(replaced);
     if (stateNonce > sender.stateNonce) this.dropBelow(sender, stateNonce);
     sender.lastActivity = now;
-    const entry = new PoolEntry(raw, tx, now, key, sender, cost);
+    const entry = new PoolEntry(raw, tx, now, this.arrivals++, key, sender, cost);
     sender.txs.set(tx.nonce, entry);
     sender.spent += cost;
     this.byHash.set(key, entry);
