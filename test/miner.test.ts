@@ -19,7 +19,7 @@ import {
 } from '../src/modules/compute/wire.js';
 import { inferenceAddon, inferenceAvailability, type HardwareInfo, type InferenceOutput, type ModelInfo } from '../src/native/inference.js';
 import type { InferenceEngine, ModelRunner } from '../src/miner/engine.js';
-import { Miner, MinerConfigError } from '../src/miner/miner.js';
+import { MAX_PROOFS_PER_TASK, Miner, MinerConfigError } from '../src/miner/miner.js';
 import { ModelCache } from '../src/miner/model-cache.js';
 import { RpcClient } from '../src/miner/rpc-client.js';
 import { initialStats, statusText, type MinerReporter, type MinerStats } from '../src/miner/status.js';
@@ -99,6 +99,8 @@ class FakeValidator {
   tasks: TaskJson[] = [];
   /** task id -> rejection reason (-32003). */
   readonly reject = new Map<string, string>();
+  /** Tasks with an accepted proof: no longer listed, as the node hides them (queued, then completed). */
+  private readonly held = new Set<string>();
   /** Answer the next N requests with HTTP 503. */
   failNext = 0;
   block = 100;
@@ -152,6 +154,11 @@ class FakeValidator {
     for (const w of this.appliesAt.keys()) this.lapsed.add(w);
   }
 
+  /** The node loses the accepted proof of a task (a restart before a block took it): the task is listed again. */
+  lose(taskId: string): void {
+    this.held.delete(taskId);
+  }
+
   count(method: string): number {
     return this.calls.filter((c) => c === method).length;
   }
@@ -177,13 +184,13 @@ class FakeValidator {
         this.block += 1;
         const wallet = (params[0] as { miner: string }).miner;
         const status = this.status(wallet);
-        // Every task stays listed, proven or not: the miner itself must not submit one twice.
+        // A rejected task stays listed: the miner itself must not submit it twice.
         return {
           result: {
             validator: VALIDATOR, chainId: CHAIN_ID, blockNumber: this.block, epoch: Math.floor(this.block / 10),
             nextEpochBlock: (Math.floor(this.block / 10) + 1) * 10,
             miner: { status, jailedUntil: 0, tier: 'Cold', models: [SMALL] },
-            tasks: status === 'active' ? this.tasks : [],
+            tasks: status === 'active' ? this.tasks.filter((x) => !this.held.has(x.task_id)) : [],
           },
         };
       }
@@ -192,6 +199,7 @@ class FakeValidator {
         this.proofs.push(proof);
         const reason = this.reject.get(proof.task_id);
         if (reason) throw { code: -32003, message: 'Transaction rejected', data: { reason } };
+        this.held.add(proof.task_id);
         return { result: { proof_id: hexOf(Buffer.alloc(32, this.proofs.length)), status: 'pending', flops: String(proof.flops) } };
       }
       case 'svc_getInferenceMiner': {
@@ -413,6 +421,38 @@ describe('the mining loop', () => {
       await running;
       assert.equal(reporter.stats().state, 'stopped');
       assert.match(miner.summary(), /5 tasks done, 5 proofs accepted, 1 rejected, earned 0\.5 SVC/);
+    } finally {
+      await miner.stop();
+      await node.stop();
+    }
+  });
+
+  it('proves a task again when the validator lost its accepted proof, at most MAX_PROOFS_PER_TASK times', async () => {
+    const node = new FakeValidator();
+    const url = await node.start();
+    const keys = deriveKeys(bytesOf(generateWallet().privateKey));
+    const reporter = new Recorder();
+    const miner = new Miner({ keys, rpc: new RpcClient(url), engine: new FakeEngine(WARM), reporter, pollIntervalMs: 20 });
+    const lost = task(9, 'nine');
+    const proofsOf = (id: string) => node.proofs.filter((p) => p.task_id === id).length;
+    try {
+      node.tasks = [lost, task(10, 'ten')];
+      const running = miner.run();
+      await waitFor('both proofs', () => node.proofs.length === 2);
+      for (let n = 2; n <= MAX_PROOFS_PER_TASK; n++) {
+        node.lose(lost.task_id);
+        await waitFor(`proof ${n} of the lost task`, () => proofsOf(lost.task_id) === n);
+      }
+      node.lose(lost.task_id);
+      const polls = node.count('svc_getInferenceTasks');
+      await waitFor('more polls', () => node.count('svc_getInferenceTasks') >= polls + 5);
+      assert.equal(proofsOf(lost.task_id), MAX_PROOFS_PER_TASK, 'no more than MAX_PROOFS_PER_TASK proofs of one task');
+      assert.equal(proofsOf(task(10, 'ten').task_id), 1, 'a task whose proof was kept is never proven again');
+      for (const p of node.proofs) assertProofSigned(p, keys.publicKey);
+      assert.equal(reporter.stats().tasksDone, 2, 'a task proven again is still one task done');
+      assert.equal(reporter.lines.filter((l) => /listed again after the validator accepted its proof/.test(l)).length, MAX_PROOFS_PER_TASK - 1);
+      await miner.stop();
+      await running;
     } finally {
       await miner.stop();
       await node.stop();

@@ -1,7 +1,10 @@
 // The mining loop: register with the validator, poll svc_getInferenceTasks every poll interval,
 // run each task's model (the tasks of one model in one batch), sign the proof with the miner's
-// Ed25519 key and submit it. A task id is submitted at most once; a rejected proof (-32003) is
-// logged and not retried; an unreachable validator is retried with exponential backoff.
+// Ed25519 key and submit it. A task id is submitted once; a rejected proof (-32003) is logged and
+// not retried; an unreachable validator is retried with exponential backoff. The validator hides a
+// task once it holds an accepted proof for it, so a task listed again after its proof was accepted
+// was lost by the validator (it restarted before a block took the proof): it is proven again, up to
+// MAX_PROOFS_PER_TASK times.
 import type { GpuTierName, Hex, TaskJson } from '../modules/compute/wire.js';
 import type { InferenceOutput, ModelInfo } from '../native/inference.js';
 import { isPinned, type InferenceEngine } from './engine.js';
@@ -11,6 +14,8 @@ import { formatRewards, type MinerReporter } from './status.js';
 import { signProof, signRegistration, type MinerKeys, type ProofResult } from './wallet.js';
 
 export const DEFAULT_POLL_INTERVAL_MS = 10_000;
+/** Proofs the miner sends for one task at most, counting those the validator lost. */
+export const MAX_PROOFS_PER_TASK = 3;
 
 /** A configuration the miner cannot work with (the CLI exits 2). */
 export class MinerConfigError extends Error {
@@ -83,6 +88,8 @@ export class Miner {
   /** Model runs whose proof has not reached the validator yet (it was unreachable). */
   private readonly unsent = new Map<string, Outcome>();
   private readonly attempts = new Map<string, number>();
+  /** Task ids (lower case) with proofs the validator accepted and still lists: how many it accepted. */
+  private readonly accepted = new Map<string, number>();
 
   constructor(opts: MinerOptions) {
     this.keys = opts.keys;
@@ -276,8 +283,16 @@ export class Miner {
   /** Runs and proves the open tasks not submitted yet, one batch per model. */
   private async work(t: InferenceTasks): Promise<void> {
     const byModel = new Map<string, TaskJson[]>();
+    const listed = new Set((t.tasks ?? []).map((task) => task.task_id.toLowerCase()));
+    // A task no longer listed had its proof taken by a block (or is gone): nothing to watch.
+    for (const id of this.accepted.keys()) if (!listed.has(id)) this.accepted.delete(id);
     for (const task of t.tasks ?? []) {
       const id = task.task_id.toLowerCase();
+      const proofs = this.accepted.get(id);
+      if (proofs !== undefined && proofs < MAX_PROOFS_PER_TASK) {
+        this.done.delete(id);
+        this.reporter.info(`task ${task.task_id} is listed again after the validator accepted its proof (it lost it, e.g. in a restart): proving it again`);
+      }
       if (this.done.has(id)) continue;
       if (!this.models.includes(task.model_id)) {
         this.done.add(id);
@@ -336,7 +351,9 @@ export class Miner {
       const res = await call;
       this.done.add(id);
       this.unsent.delete(id);
-      this.reporter.update({ tasksDone: this.reporter.stats().tasksDone + 1 });
+      const proofs = (this.accepted.get(id) ?? 0) + 1;
+      this.accepted.set(id, proofs);
+      if (proofs === 1) this.reporter.update({ tasksDone: this.reporter.stats().tasksDone + 1 });
       this.reporter.debug(`proof ${res.proof_id} for task ${outcome.taskId} (${outcome.modelId}): ${res.status}, ${res.flops} FLOPs`);
     } catch (e) {
       if (e instanceof RpcError) {
