@@ -97,6 +97,9 @@ export class ChainApp {
   /** Supply after the head's mints and slashes, before its base-fee burn (see supply()). */
   private supplyBeforeHeadBurn: bigint;
 
+  /** The block being executed and committed, if any (see settled()). */
+  private inFlight: Promise<void> | null = null;
+
   constructor(
     private readonly chain: Chain,
     private readonly mempool: Mempool,
@@ -127,8 +130,33 @@ export class ChainApp {
     return this.supplyBeforeHeadBurn - BigInt(head.gasUsed) * head.baseFeePerGas;
   }
 
+  /**
+   * Resolves when no block is being executed and committed. The modules change their memory while
+   * a block is built, before its write reaches the database; readers of module state (svc_*
+   * methods, eth_call to a module, the explorer) wait here so they see committed state only.
+   * Reads made synchronously after it resolves see the head's state.
+   */
+  async settled(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+  }
+
   /** Builds, executes and commits the next block. */
   async produceBlock(t: BlockTemplate): Promise<BuiltBlock> {
+    // build() changes the modules synchronously up to its first await: nothing reads in between.
+    const run = this.build(t);
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inFlight = done;
+    try {
+      return await run;
+    } finally {
+      if (this.inFlight === done) this.inFlight = null;
+    }
+  }
+
+  private async build(t: BlockTemplate): Promise<BuiltBlock> {
     const { chain, mempool } = this;
     const parent = chain.head();
     const baseFee = chain.nextBaseFee();

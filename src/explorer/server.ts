@@ -83,6 +83,8 @@ export async function runRoute(
   }
   const handler = module.handlers[def.id];
   if (!handler) throw new Error(`route ${def.id} has no handler`);
+  // Module state (validators, compute) as committed: not a block's while it is being committed.
+  await services.node.app.settled();
   return handler({ params, query, body: input, user, ip: ctx.ip, http: ctx }, services);
 }
 

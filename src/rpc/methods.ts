@@ -8,9 +8,25 @@ import { logMethods } from './eth/logs.js';
 import { stateMethods } from './eth/state.js';
 import { transactionMethods } from './eth/transactions.js';
 import { unsupportedMethods } from './eth/unsupported.js';
-import { method, type MethodTable } from './method.js';
+import { method, type MethodTable, type RpcMethod } from './method.js';
 import { netMethods } from './net.js';
 import { web3Methods } from './web3.js';
+
+/** Methods that read the system modules' state: svc_*, and the calls that may run a module (eth_call to the staking or compute address). */
+function readsModules(name: string): boolean {
+  return name.startsWith('svc_') || name === 'eth_call' || name === 'eth_estimateGas' || name === 'eth_createAccessList';
+}
+
+/** Runs `m` once no block is being committed, so it reads the modules' committed state (ChainApp.settled). */
+function afterCommit(m: RpcMethod): RpcMethod {
+  return {
+    args: m.args,
+    async run(ctx, values) {
+      await ctx.services.app.settled();
+      return m.run(ctx, values);
+    },
+  };
+}
 
 /** The table of eth_*, net_*, web3_* and rpc_modules; other namespaces (svc_*) are added by their owners. */
 export function rpcMethods(...extra: MethodTable[]): MethodTable {
@@ -33,6 +49,7 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
       table[name] = m;
     }
   }
+  for (const [name, m] of Object.entries(table)) if (readsModules(name)) table[name] = afterCommit(m);
   // geth's rpc_modules: the namespaces served, each at version "1.0".
   const modules = Object.fromEntries(
     [...new Set(Object.keys(table).map((name) => name.slice(0, name.indexOf('_'))))].sort().map((ns) => [ns, '1.0']),
