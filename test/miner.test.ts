@@ -444,13 +444,22 @@ describe('the mining loop', () => {
         await waitFor(`proof ${n} of the lost task`, () => proofsOf(lost.task_id) === n);
       }
       node.lose(lost.task_id);
+      // A proof sent again and refused (-32003) ends it: the task stays listed but is not proven a third time.
+      const refused = task(11, 'eleven');
+      node.tasks = [...node.tasks, refused];
+      await waitFor('the proof of task 11', () => proofsOf(refused.task_id) === 1);
+      node.reject.set(refused.task_id, 'DUPLICATE_PROOF');
+      node.lose(refused.task_id);
+      await waitFor('its second proof, refused', () => proofsOf(refused.task_id) === 2);
       const polls = node.count('svc_getInferenceTasks');
       await waitFor('more polls', () => node.count('svc_getInferenceTasks') >= polls + 5);
       assert.equal(proofsOf(lost.task_id), MAX_PROOFS_PER_TASK, 'no more than MAX_PROOFS_PER_TASK proofs of one task');
+      assert.equal(proofsOf(refused.task_id), 2, 'a task whose proof was refused is not proven again');
       assert.equal(proofsOf(task(10, 'ten').task_id), 1, 'a task whose proof was kept is never proven again');
       for (const p of node.proofs) assertProofSigned(p, keys.publicKey);
-      assert.equal(reporter.stats().tasksDone, 2, 'a task proven again is still one task done');
-      assert.equal(reporter.lines.filter((l) => /listed again after the validator accepted its proof/.test(l)).length, MAX_PROOFS_PER_TASK - 1);
+      assert.equal(reporter.stats().tasksDone, 3, 'a task proven again is still one task done');
+      assert.equal(reporter.stats().proofsRejected, 1);
+      assert.equal(reporter.lines.filter((l) => /listed again after the validator accepted its proof/.test(l)).length, MAX_PROOFS_PER_TASK - 1 + 1);
       await miner.stop();
       await running;
     } finally {

@@ -364,6 +364,7 @@ export class Miner {
           this.done.add(id);
           this.unsent.delete(id);
           this.attempts.delete(id);
+          this.accepted.delete(id); // given up on, even if listed again
         }
         const reason = e.reason ?? e.message;
         if (rejected) {
