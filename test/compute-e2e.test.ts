@@ -591,6 +591,26 @@ describe('compute end to end: a node in inference mode and a real svc-miner', { 
     figures.proofs = { accepted: s.proofs.accepted, acceptedEvents: events.length, spotChecks: s.spotChecks, blockRewardsPaid: BigInt(s.rewardsPaid.blockRewards).toString(), tasks: s.tasks };
   });
 
+  it('exports the compute series on /metrics, in step with svc_getInferenceStats', async () => {
+    const before = await stats();
+    const text = await (await fetch(new URL('/metrics', node.rpcUrl))).text();
+    const after = await stats();
+    const value = (series: string): number => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      assert.ok(line, `${series} in /metrics`);
+      return Number(line.slice(series.length + 1));
+    };
+    const accepted = value('svc_compute_proofs{outcome="accepted"}');
+    assert.ok(accepted >= before.proofs.accepted && accepted <= after.proofs.accepted, `accepted ${accepted}`);
+    assert.ok(accepted > 0);
+    const passed = value('svc_compute_spot_checks{state="passed"}');
+    assert.ok(passed >= before.spotChecks.passed && passed <= after.spotChecks.passed, `passed ${passed}`);
+    assert.equal(value('svc_compute_spot_checks{state="failed"}'), 0);
+    assert.equal(value('svc_compute_proofs{outcome="failed_spot_check"}'), 0);
+    assert.ok(value('svc_compute_queue{kind="proofs"}') >= 0);
+    assert.equal(value('svc_compute_pow_hashrate'), 0, 'no proof-of-work search in inference mode');
+  });
+
   it('svc-miner stops on SIGINT with exit 0 and a summary of its work', async () => {
     assert.ok(miner);
     const m = await minerInfo();

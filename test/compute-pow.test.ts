@@ -203,6 +203,11 @@ describe('pow mode with one search thread', () => {
     assert.ok(first.pow.sharesAccepted > 0, `shares accepted by block ${first.blockNumber}: ${first.pow.sharesAccepted}`);
     assert.ok(later.pow.sharesAccepted > first.pow.sharesAccepted, `sharesAccepted grows: ${first.pow.sharesAccepted} -> ${later.pow.sharesAccepted}`);
     assert.ok(later.pow.thisNode!.sharesFound >= later.pow.sharesAccepted);
+    // The search's own counters on /metrics.
+    const metrics = await (await fetch(new URL('/metrics', node.rpcUrl))).text();
+    const series = (name: string) => Number(/^(\S+) (\S+)$/m.exec(metrics.split('\n').find((l) => l.startsWith(`${name} `)) ?? '')?.[2]);
+    assert.ok(series('svc_compute_pow_shares_found') >= later.pow.thisNode!.sharesFound, 'svc_compute_pow_shares_found');
+    assert.ok(series('svc_compute_pow_hashrate') > 0, 'svc_compute_pow_hashrate');
     const v = await validatorEntry(node.rpcUrl, validator);
     assert.equal(v.computeMode, 'pow');
     console.log(

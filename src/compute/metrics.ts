@@ -10,7 +10,8 @@ export function registerComputeMetrics(registry: Registry, app: ChainApp, comput
     help: 'Inference proofs: accepted on chain, refused at this node, failed spot-checks, dropped when applied',
     labelNames: ['outcome'] as const,
     registers,
-    collect() {
+    async collect() {
+      await app.settled(); // the counters of committed blocks
       const c = app.compute.counters;
       this.set({ outcome: 'accepted' }, c.proofsAccepted);
       this.set({ outcome: 'rejected_at_submission' }, compute.intake.counters.proofsRejected);
@@ -23,7 +24,8 @@ export function registerComputeMetrics(registry: Registry, app: ChainApp, comput
     help: 'Spot-checks by state',
     labelNames: ['state'] as const,
     registers,
-    collect() {
+    async collect() {
+      await app.settled();
       const c = app.compute.counters;
       this.set({ state: 'passed' }, c.spotChecksPassed);
       this.set({ state: 'failed' }, c.spotChecksFailed);
