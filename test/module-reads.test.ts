@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeFunctionData, keccak256, type Hex } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, keccak256, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devnetConfig } from './support/node-config.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
@@ -101,10 +101,12 @@ describe('reads of module state during a block commit', () => {
     const task = watched(rpc<{ taskId: string; status: string; createdAt: string }>(node.rpcUrl, 'svc_getInferenceTask', [id]));
     const stats = watched(rpc<{ tasks: { public: number } }>(node.rpcUrl, 'svc_getInferenceStats'));
     const route = watched(explorer.ok<{ taskId: string; createdAt: number }>(`/compute/tasks/${id}`));
+    const getTask = encodeFunctionData({ abi: COMPUTE_ABI, functionName: 'getTask', args: [id] } as never);
+    const call = watched(rpc<Hex>(node.rpcUrl, 'eth_call', [{ to: system.computeAddress, data: getTask }, 'latest']));
     // Reads that do not touch module state are not held.
     assert.equal(Number(BigInt(await rpc<string>(node.rpcUrl, 'eth_blockNumber'))), head);
     await pause(300);
-    assert.equal(task.settled() || stats.settled() || route.settled(), false, 'module reads wait while the block commits');
+    assert.equal(task.settled() || stats.settled() || route.settled() || call.settled(), false, 'module reads wait while the block commits');
 
     hold.finish();
     const produced = await producing;
@@ -114,6 +116,12 @@ describe('reads of module state during a block commit', () => {
     assert.equal(Number(BigInt(shown.createdAt)), head + 1);
     assert.deepEqual(await route.promise.then((r) => [r.taskId, r.createdAt]), [id, head + 1]);
     assert.equal((await stats.promise).tasks.public, 1);
+    const [status, modelId, fee] = decodeFunctionResult({ abi: COMPUTE_ABI, functionName: 'getTask', data: await call.promise } as never) as unknown as [
+      string,
+      string,
+      bigint,
+    ];
+    assert.deepEqual([status, modelId, fee], [shown.status, 'svc-embed-small@v1.0', computeParams.publicTaskMinFee]);
   });
 
   it('wait for the rollback of a block that fails to commit, and never show it', async (t) => {

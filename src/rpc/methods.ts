@@ -12,12 +12,11 @@ import { method, type MethodTable, type RpcMethod } from './method.js';
 import { netMethods } from './net.js';
 import { web3Methods } from './web3.js';
 
-/** Methods that read the system modules' state: svc_*, and the calls that may run a module (eth_call to the staking or compute address). */
-function readsModules(name: string): boolean {
-  return name.startsWith('svc_') || name === 'eth_call' || name === 'eth_estimateGas' || name === 'eth_createAccessList';
-}
-
-/** Runs `m` once no block is being committed, so it reads the modules' committed state (ChainApp.settled). */
+/**
+ * Runs `m` once no block is being committed, so it reads the modules' committed state
+ * (ChainApp.settled). Every svc_* method reads module state; eth_call and eth_estimateGas wait
+ * only when they call a module (src/rpc/eth/call.ts).
+ */
 function afterCommit(m: RpcMethod): RpcMethod {
   return {
     args: m.args,
@@ -49,7 +48,7 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
       table[name] = m;
     }
   }
-  for (const [name, m] of Object.entries(table)) if (readsModules(name)) table[name] = afterCommit(m);
+  for (const [name, m] of Object.entries(table)) if (name.startsWith('svc_')) table[name] = afterCommit(m);
   // geth's rpc_modules: the namespaces served, each at version "1.0".
   const modules = Object.fromEntries(
     [...new Set(Object.keys(table).map((name) => name.slice(0, name.indexOf('_'))))].sort().map((ns) => [ns, '1.0']),

@@ -65,12 +65,13 @@ export const callMethods: MethodTable = {
   eth_call: method([callObject, atBlock, stateOverrides, blockOverrides], async (ctx, [call, block]) => {
     checkChainId(ctx, call);
     const { chain } = ctx.services;
-    const n = stateBlockNumber(chain, block);
     if (isModuleCall(call)) {
-      const outcome = simulateModule(ctx, call, n);
+      await ctx.services.app.settled(); // the module as committed (ChainApp.settled)
+      const outcome = simulateModule(ctx, call, stateBlockNumber(chain, block));
       if (!outcome.success) throw moduleFailure(outcome);
       return toData(outcome.returnData);
     }
+    const n = stateBlockNumber(chain, block);
     const result = await readStateAsync(n, () => chain.call(call.request, n));
     if (result.status !== 'success') throw failure(result);
     return toData(result.output);
@@ -80,12 +81,14 @@ export const callMethods: MethodTable = {
   eth_estimateGas: method([callObject, atBlock, stateOverrides], async (ctx, [call, block]) => {
     checkChainId(ctx, call);
     const { chain } = ctx.services;
-    const n = stateBlockNumber(chain, block);
     if (isModuleCall(call)) {
-      const outcome = simulateModule(ctx, { ...call, request: { ...call.request, gas: call.request.gas ?? BigInt(rpc.gasCap) } }, n);
+      await ctx.services.app.settled();
+      const request = { ...call.request, gas: call.request.gas ?? BigInt(rpc.gasCap) };
+      const outcome = simulateModule(ctx, { ...call, request }, stateBlockNumber(chain, block));
       if (!outcome.success) throw moduleFailure(outcome);
       return toQuantity(outcome.gasUsed);
     }
+    const n = stateBlockNumber(chain, block);
     const result = await readStateAsync(n, () => chain.estimateGas(call.request, n));
     if (result.status !== 'success') throw failure(result);
     return toQuantity(result.gas);
