@@ -6,24 +6,15 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { resolveStartConfig, type StartFlags } from '../src/cli/start-options.js';
+import { SVC_MINER, SVC_NODE, cleanEnv } from './support/cli-process.js';
 
-const SVC_NODE = fileURLToPath(new URL('../src/cli/svc-node.js', import.meta.url));
-const SVC_MINER = fileURLToPath(new URL('../src/miner/cli.js', import.meta.url));
 const RUN_TIMEOUT_MS = 30_000;
 
 interface Outcome {
   code: number | null;
   stdout: string;
   stderr: string;
-}
-
-/** The parent's environment without SVC_* variables, plus `extra`. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SVC_')) env[k] = v;
-  return { ...env, ...extra };
 }
 
 function spawnCli(script: string, args: string[], env: Record<string, string>, cwd?: string): ChildProcessWithoutNullStreams {

@@ -481,7 +481,7 @@ describe('cheating inference miners', { skip }, () => {
       jail.perturb = await jailed(perturb, c.verdict.timestamp, keep!);
       proofEpoch.perturb = Math.floor(c.included.number / EPOCH);
       verdictBlock.perturb = c.verdict.number;
-      const penalty = await block();
+      await block();
       // Only jailed: not a validator, and its balance is untouched by the verdict and the block after it.
       await assert.rejects(validatorOf(perturb.address), { code: -32001 });
       assert.equal(await client.getBalance({ address: perturb.address }), c.balanceBeforeVerdict);

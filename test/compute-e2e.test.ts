@@ -15,11 +15,9 @@
 // (spot-checks at 5%: a fee is paid one block after its proof, or when a drawn check passes).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   concat,
   createPublicClient,
@@ -42,13 +40,13 @@ import { staking as defaultStaking, system, type StakingParams } from '../src/pa
 import { bytesOf, hexOf, inputHash, outputHash } from '../src/modules/compute/wire.js';
 import { inferenceAddon, inferenceAvailability } from '../src/native/inference.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
+import { SVC_MINER, spawnCli, type CliProcess } from './support/cli-process.js';
 import { SMALL, testModelDir } from './support/inference.js';
 import { rpc as rpcAt, waitFor } from './support/json-rpc.js';
 import { devnetConfig } from './support/node-config.js';
 import { repoRoot } from './support/repo.js';
 import { svcDevnet } from './support/viem-chain.js';
 
-const SVC_MINER = fileURLToPath(new URL('../src/miner/cli.js', import.meta.url));
 const ABI = JSON.parse(readFileSync(path.join(repoRoot(), 'abi', 'compute.json'), 'utf8')) as Abi;
 const COMPUTE = system.computeAddress as Hex;
 const TREASURY = system.treasuryAddress as Hex;
@@ -175,7 +173,7 @@ const proofEvents: ProofEvent[] = [];
 /** The highest newHeads notification received on the subscription's connection. */
 let wsHead = -1;
 let wallet: { address: Hex; privateKey: Hex; publicKey: Hex; walletKey: Hex };
-let miner: { child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string; exit: Promise<number | null> } | undefined;
+let miner: CliProcess | undefined;
 /** The public tasks: how each was sent, its transaction, id and fee. */
 const publicTasks: { via: string; submitter: PrivateKeyAccount; input: string; fee: bigint; txHash: Hash; taskId: Hex }[] = [];
 const started = Date.now();
@@ -212,35 +210,20 @@ async function atOneBlock<T>(read: () => Promise<T>): Promise<{ block: number; v
   throw new Error('the head kept moving while reading');
 }
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SVC_')) env[k] = v;
-  return env;
-}
-
 async function generateWallet(): Promise<typeof wallet> {
-  const child = spawn(process.execPath, [SVC_MINER, '--generate-wallet'], { env: cleanEnv() });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  assert.equal(code, 0, err);
+  const p = spawnCli(SVC_MINER, ['--generate-wallet']);
+  const code = await p.exit;
+  const out = p.stdout();
+  assert.equal(code, 0, p.stderr());
   return JSON.parse(out) as typeof wallet;
 }
 
-function startMiner(): NonNullable<typeof miner> {
+function startMiner(): CliProcess {
   const args = [
-    SVC_MINER, '--wallet', wallet.address, '--private-key', wallet.privateKey, '--validator-rpc', node.rpcUrl,
+    '--wallet', wallet.address, '--private-key', wallet.privateKey, '--validator-rpc', node.rpcUrl,
     '--model-dir', testModelDir(), '--backend', 'cpu', '--poll-interval', '500', '--verbose',
   ];
-  const child = spawn(process.execPath, args, { env: cleanEnv() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+  return spawnCli(SVC_MINER, args);
 }
 
 /**

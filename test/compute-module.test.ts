@@ -27,7 +27,7 @@ import {
 } from '../src/modules/compute/wire.js';
 import { assignTasks, canRun, type AssignmentInput, type ModelTiers } from '../src/modules/compute/assign.js';
 import { challengeSentence, VOCABULARY_SIZE } from '../src/modules/compute/corpus.js';
-import { decodeRecord, encodeRecord, type Address, type MinerRecord, type TaskRecord } from '../src/modules/compute/types.js';
+import { decodeRecord, encodeRecord, newPublicTask, type Address, type MinerRecord, type TaskRecord } from '../src/modules/compute/types.js';
 import { drawnForSpotCheck } from '../src/modules/compute/module.js';
 import { compute as computeParams } from '../src/params.js';
 import { inferenceAddon, inferenceAvailability } from '../src/native/inference.js';
@@ -166,12 +166,7 @@ describe('wire formats', () => {
     });
     const domain = Buffer.from('svc/inference-proof/v1', 'ascii');
     assert.equal(PROOF_DOMAIN, 'svc/inference-proof/v1');
-    let o = 0;
-    const take = (n: number): Buffer => {
-      const b = m.subarray(o, o + n);
-      o += n;
-      return b;
-    };
+    const { take, offset } = byteReader(m);
     assert.deepEqual(take(domain.length), domain);
     assert.equal(take(8).readBigUInt64BE(0), 9000n);
     assert.deepEqual(take(32), taskId);
@@ -184,7 +179,7 @@ describe('wire formats', () => {
     assert.deepEqual(take(32), outHash);
     assert.equal(take(8).readBigUInt64BE(0), 1234n);
     assert.equal(take(8).readBigUInt64BE(0), 0x0102030405060708n);
-    assert.equal(o, m.length, 'nothing after the FLOPs');
+    assert.equal(offset(), m.length, 'nothing after the FLOPs');
     assert.equal(m.length, 22 + 8 + 32 + 20 + 20 + 1 + SMALL.length + 32 + 32 + 8 + 8);
     // Every field is covered: changing one changes the message.
     const base = { chainId: 9000, taskId, validator, miner, modelId: SMALL, inputHash: inHash, outputHash: outHash, executionTimeMs: 1234, flops: 5n };
@@ -202,12 +197,7 @@ describe('wire formats', () => {
       const m = registrationMessage({ chainId: 9000, wallet: miner, publicKey, tier, models, sequence: 1_700_000_000_123n });
       const domain = Buffer.from('svc/miner-registration/v1', 'ascii');
       assert.equal(REGISTRATION_DOMAIN, 'svc/miner-registration/v1');
-      let o = 0;
-      const take = (n: number): Buffer => {
-        const b = m.subarray(o, o + n);
-        o += n;
-        return b;
-      };
+      const { take, offset } = byteReader(m);
       assert.deepEqual(take(domain.length), domain);
       assert.equal(take(8).readBigUInt64BE(0), 9000n);
       assert.deepEqual(take(20), miner);
@@ -220,7 +210,7 @@ describe('wire formats', () => {
         assert.equal(take(len).toString('utf8'), id);
       }
       assert.equal(take(8).readBigUInt64BE(0), 1_700_000_000_123n);
-      assert.equal(o, m.length, 'nothing after the sequence');
+      assert.equal(offset(), m.length, 'nothing after the sequence');
     }
     const none = registrationMessage({ chainId: 1, wallet: miner, publicKey, tier: 'Cold', models: [], sequence: 0 });
     assert.equal(none.length, 25 + 8 + 20 + 32 + 1 + 1 + 8);
@@ -301,26 +291,21 @@ function miner(wallet: string, tier: GpuTierName, models: string[]): MinerRecord
   };
 }
 
-function publicTask(id: Hex, modelId: string, createdAt: number): TaskRecord {
+/** Reads a message field by field: take(n) returns the next n bytes; offset() is how far it got. */
+function byteReader(m: Buffer): { take(n: number): Buffer; offset(): number } {
+  let o = 0;
   return {
-    id,
-    kind: 'public',
-    modelId,
-    input: `input of ${id}`,
-    inputHash: hexOf(inputHash(`input of ${id}`)),
-    fee: 10n ** 15n,
-    submitter: `0x${'aa'.repeat(20)}`,
-    createdAt,
-    createdEpoch: 0,
-    status: 'pending',
-    assignedTo: null,
-    assignedEpoch: null,
-    deadlineEpoch: null,
-    proofId: null,
-    completedAt: null,
-    reassignments: 0,
-    refunded: 0n,
+    take(n) {
+      const b = m.subarray(o, o + n);
+      o += n;
+      return b;
+    },
+    offset: () => o,
   };
+}
+
+function publicTask(id: Hex, modelId: string, createdAt: number): TaskRecord {
+  return newPublicTask({ id, modelId, input: `input of ${id}`, fee: 10n ** 15n, submitter: `0x${'aa'.repeat(20)}`, createdAt, createdEpoch: 0 });
 }
 
 const walletN = (i: number): string => `0x${i.toString(16).padStart(40, '0')}`;

@@ -35,7 +35,6 @@ import { epochOfHeight } from '../src/modules/staking/epoch.js';
 import { prng } from './support/prng.js';
 
 const OPERATIONS = 420;
-const ETHER = 10n ** 18n;
 const SMALL = 'svc-embed-small@v1.0';
 const MEDIUM = 'svc-embed-medium@v1.0'; // no miner loads it: its tasks wait and are refunded
 const CLASSIFY = 'svc-classify-small@v1.0'; // Warm

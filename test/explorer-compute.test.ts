@@ -29,7 +29,7 @@ let heartbeat: NodeJS.Timeout | undefined;
 
 
 
-const { get, ok, refused } = explorerClient(() => base);
+const { ok, refused } = explorerClient(() => base);
 
 async function until(what: string, cond: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;

@@ -1,6 +1,6 @@
 // `svc-miner infer` and `svc-miner models` as a user runs them: a real process whose commander
 // program registers the inference commands the way src/miner/cli.ts does, on the real weights.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -4,12 +4,11 @@
 // stand-in validator (skipped where the addon or the model files are absent).
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { recoverMessageAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -25,8 +24,8 @@ import { RpcClient } from '../src/miner/rpc-client.js';
 import { initialStats, statusText, type MinerReporter, type MinerStats } from '../src/miner/status.js';
 import { deriveKeys, generateWallet, minerKeys } from '../src/miner/wallet.js';
 import { SMALL, testModelDir } from './support/inference.js';
+import { SVC_MINER, spawnCli, type CliProcess } from './support/cli-process.js';
 
-const SVC_MINER = fileURLToPath(new URL('../src/miner/cli.js', import.meta.url));
 const CHAIN_ID = 9000;
 const VALIDATOR: Hex = '0x00000000000000000000000000000000000000aa';
 const MEDIUM = 'svc-embed-medium@v1.0';
@@ -35,33 +34,15 @@ const CLASSIFY = 'svc-classify-small@v1.0';
 // ---------------------------------------------------------------------------------------------
 // Processes
 
-interface Running {
-  child: ChildProcessWithoutNullStreams;
-  stdout(): string;
-  stderr(): string;
-  exit: Promise<number | null>;
-}
-
 const children: ChildProcessWithoutNullStreams[] = [];
 after(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SVC_')) env[k] = v;
-  return { ...env, ...extra };
-}
-
-function start(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [SVC_MINER, ...args], { env: cleanEnv(env) });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+function start(args: string[], env: Record<string, string> = {}): CliProcess {
+  const p = spawnCli(SVC_MINER, args, env);
+  children.push(p.child);
+  return p;
 }
 
 async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

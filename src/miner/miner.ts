@@ -5,8 +5,8 @@
 // task once it holds an accepted proof for it, so a task listed again after its proof was accepted
 // was lost by the validator (it restarted before a block took the proof): it is proven again, up to
 // MAX_PROOFS_PER_TASK times.
-import type { GpuTierName, Hex, TaskJson } from '../modules/compute/wire.js';
-import type { InferenceOutput, ModelInfo } from '../native/inference.js';
+import type { GpuTierName, TaskJson } from '../modules/compute/wire.js';
+import type { InferenceOutput } from '../native/inference.js';
 import { isPinned, type InferenceEngine } from './engine.js';
 import { ModelCache } from './model-cache.js';
 import { REJECTED, RpcError, ValidatorUnreachableError, type InferenceTasks, type MinerRpc } from './rpc-client.js';

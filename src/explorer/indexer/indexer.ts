@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex as ViemHex } from 'viem';
 import type { Chain } from '../../native/index.js';
-import { ExplorerIndexes, INDEXED_HEIGHT, METADATA_QUEUE, type Hex, type TokenType } from './records.js';
+import { ExplorerIndexes, INDEXED_HEIGHT, type Hex, type TokenType } from './records.js';
 
 export class Indexer {
   readonly indexes: ExplorerIndexes;

@@ -28,8 +28,6 @@ const SCAN_PAGE = 1_000;
 /** How often clients are checked for packets piling up between blocks (pending transactions). */
 const SLOW_SWEEP_MS = 1_000;
 
-type Rpc = Record<string, unknown>;
-
 /** Packets waiting for one client (engine.io keeps them in its private write buffer while the client does not read). */
 function queuedPackets(socket: Socket): number {
   return (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer?.length ?? 0;

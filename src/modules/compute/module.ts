@@ -18,6 +18,7 @@ import {
   decodeRecord,
   emptyCounters,
   encodeRecord,
+  newPublicTask,
   windowAdd,
   windowSum,
   type Address,
@@ -30,7 +31,7 @@ import {
   type TaskRecord,
   type ValidatorComputeRecord,
 } from './types.js';
-import { hexOf, inputHash, type GpuTierName, type Hex } from './wire.js';
+import { hexOf, type GpuTierName, type Hex } from './wire.js';
 
 export const COMPUTE_ABI = JSON.parse(readFileSync(new URL('../../../../abi/compute.json', import.meta.url), 'utf8')) as Abi;
 
@@ -541,25 +542,7 @@ export class ComputeModule {
     const log = taskSubmittedLog(id, call.from, modelId, call.value);
     if (!dry) {
       if (this.open.has(id) || this.task(id)) return revert('compute: task exists', required);
-      this.saveTask({
-        id,
-        kind: 'public',
-        modelId,
-        input,
-        inputHash: hexOf(inputHash(input)),
-        fee: call.value,
-        submitter: call.from,
-        createdAt: ctx.height,
-        createdEpoch: ctx.epoch,
-        status: 'pending',
-        assignedTo: null,
-        assignedEpoch: null,
-        deadlineEpoch: null,
-        proofId: null,
-        completedAt: null,
-        reassignments: 0,
-        refunded: 0n,
-      });
+      this.saveTask(newPublicTask({ id, modelId, input, fee: call.value, submitter: call.from, createdAt: ctx.height, createdEpoch: ctx.epoch }));
       this.global.counters.tasksCreated += 1;
       this.global.counters.publicTasks += 1;
       this.saveGlobal();

@@ -1,6 +1,6 @@
 // The compute module's records. Consensus state: integers only (bigint for amounts and FLOPs),
 // block heights and block timestamps, never the wall clock.
-import type { GpuTierName, Hex } from './wire.js';
+import { hexOf, inputHash, type GpuTierName, type Hex } from './wire.js';
 
 export type Address = `0x${string}`;
 export type ComputeMode = 'pow' | 'inference' | 'none';
@@ -76,6 +76,23 @@ export interface TaskRecord {
   reassignments: number;
   /** Fee returned to the submitter when a public task expired. */
   refunded: bigint;
+}
+
+/** A public task as submitTask creates it: paid, waiting for the next epoch's assignment. */
+export function newPublicTask(t: Pick<TaskRecord, 'id' | 'modelId' | 'input' | 'fee' | 'createdAt' | 'createdEpoch'> & { submitter: Address }): TaskRecord {
+  return {
+    ...t,
+    kind: 'public',
+    inputHash: hexOf(inputHash(t.input)),
+    status: 'pending',
+    assignedTo: null,
+    assignedEpoch: null,
+    deadlineEpoch: null,
+    proofId: null,
+    completedAt: null,
+    reassignments: 0,
+    refunded: 0n,
+  };
 }
 
 export type SpotCheckState = 'undrawn' | 'not-selected' | 'pending' | 'passed' | 'failed' | 'expired';
