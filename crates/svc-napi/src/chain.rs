@@ -4,8 +4,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{AsyncTask, BigInt, Buffer};
-use napi::{Env, Task};
+use napi::bindgen_prelude::{BigInt, Buffer, Object};
+use napi::Env;
 use napi_derive::napi;
 use svc_evm::{BlockRequest, CallStatus, ChainConfig};
 use svc_primitives::{intrinsic_gas, next_base_fee, Bytes, SignedTransaction};
@@ -13,6 +13,7 @@ use svc_store::query::{self, LocatedLog};
 use svc_store::{ReadView, StoredBlock};
 
 use crate::convert::*;
+use crate::lane::on_lane;
 use crate::rpc::{self, TxPosition};
 use crate::types::*;
 
@@ -31,7 +32,7 @@ fn head_info(b: &StoredBlock) -> HeadInfo {
 }
 
 /// Run `f`, turning a panic into a JS error instead of unwinding across N-API.
-fn guarded<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
+pub(crate) fn guarded<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
         let msg = panic
             .downcast_ref::<String>()
@@ -280,9 +281,9 @@ impl Chain {
         })
     }
 
-    /// Execute, seal and commit the next block off the JS thread.
+    /// Execute, seal and commit the next block on the block lane: a thread that no read uses.
     #[napi(ts_return_type = "Promise<ProducedBlock>")]
-    pub fn produce_block(&self, req: ProduceBlockRequest) -> napi::Result<AsyncTask<ProduceTask>> {
+    pub fn produce_block<'env>(&self, env: &'env Env, req: ProduceBlockRequest) -> napi::Result<Object<'env>> {
         guarded(|| {
             let senders = req.senders.iter().map(|s| to_address(s, "sender")).collect::<napi::Result<Vec<_>>>()?;
             let app_writes = req
@@ -302,7 +303,8 @@ impl Chain {
                 system: req.system.unwrap_or_default().into_iter().map(system_outcome).collect::<napi::Result<Vec<_>>>()?,
                 block_moves: req.block_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
             };
-            Ok(AsyncTask::new(ProduceTask { chain: self.chain()?.clone(), request: Some(request) }))
+            let chain = self.chain()?.clone();
+            on_lane(env, &svc_lanes::lanes().block, move || chain.produce_block(request).map_err(js_error), |out| Ok(produced_block(&out)))
         })
     }
 
@@ -405,33 +407,31 @@ impl Chain {
         })
     }
 
-    /// eth_call off the JS thread.
+    /// eth_call on the exec lane (refused with code QueueFull when its queue is full).
     #[napi(ts_return_type = "Promise<CallResult>")]
-    pub fn call(&self, req: CallRequest, block_number: i64) -> napi::Result<AsyncTask<CallTask>> {
+    pub fn call<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64) -> napi::Result<Object<'env>> {
         guarded(|| {
-            Ok(AsyncTask::new(CallTask {
-                chain: self.chain()?.clone(),
-                request: call_request(req)?,
-                block: to_count(block_number, "block number")?,
-            }))
+            let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.call(&request, block).map_err(js_error), |out| {
+                Ok(CallResult { status: status_str(out.status), output: buffer(&out.output), gas_used: from_u64(out.gas_used), error: out.error })
+            })
         })
     }
 
-    /// eth_estimateGas off the JS thread.
+    /// eth_estimateGas on the exec lane (refused with code QueueFull when its queue is full).
     #[napi(ts_return_type = "Promise<EstimateResult>")]
-    pub fn estimate_gas(&self, req: CallRequest, block_number: i64) -> napi::Result<AsyncTask<EstimateTask>> {
+    pub fn estimate_gas<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64) -> napi::Result<Object<'env>> {
         guarded(|| {
-            Ok(AsyncTask::new(EstimateTask {
-                chain: self.chain()?.clone(),
-                request: call_request(req)?,
-                block: to_count(block_number, "block number")?,
-            }))
+            let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.estimate_gas(&request, block).map_err(js_error), |out| {
+                Ok(EstimateResult { status: status_str(out.status), gas: from_u64(out.gas), output: buffer(&out.output), error: out.error })
+            })
         })
     }
 
-    /// eth_getLogs off the JS thread.
+    /// eth_getLogs on the logs lane (refused with code QueueFull when its queue is full).
     #[napi(ts_return_type = "Promise<LogQueryResult>")]
-    pub fn get_logs(&self, filter: LogFilter) -> napi::Result<AsyncTask<LogsTask>> {
+    pub fn get_logs<'env>(&self, env: &'env Env, filter: LogFilter) -> napi::Result<Object<'env>> {
         guarded(|| {
             let mut topics = Vec::with_capacity(filter.topics.len());
             for position in &filter.topics {
@@ -447,7 +447,11 @@ impl Chain {
                 topics,
                 limit: to_count(filter.limit, "limit")? as usize,
             };
-            Ok(AsyncTask::new(LogsTask { view: self.view()?, filter: query }))
+            let view = self.view()?;
+            on_lane(env, &svc_lanes::lanes().logs, move || query::find_logs(&view, &query).map_err(js_error), |out| {
+                let logs: Vec<serde_json::Value> = out.logs.iter().map(|l: &LocatedLog| rpc::log(l)).collect();
+                Ok(LogQueryResult { logs, truncated: out.truncated, last_block: out.last_block })
+            })
         })
     }
 
@@ -495,10 +499,13 @@ impl Chain {
         })
     }
 
-    /// Indexes stored block `number` for the explorer when the index has reached the block before it, off the JS thread.
+    /// Indexes stored block `number` for the explorer when the index has reached the block before it, on the backfill lane.
     #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn index_stored_block(&self, number: i64) -> napi::Result<AsyncTask<IndexTask>> {
-        guarded(|| Ok(AsyncTask::new(IndexTask { chain: self.chain()?.clone(), number: to_count(number, "block number")? })))
+    pub fn index_stored_block<'env>(&self, env: &'env Env, number: i64) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let (chain, number) = (self.chain()?.clone(), to_count(number, "block number")?);
+            on_lane(env, &svc_lanes::lanes().backfill, move || chain.index_stored_block(number).map_err(js_error), Ok)
+        })
     }
 
     /// Records a token's name, symbol and decimals in the explorer index and its search terms.
@@ -546,107 +553,11 @@ impl Chain {
     }
 }
 
-/// Runs a guarded computation on the libuv pool.
-fn compute<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
-    guarded(f)
-}
-
-pub struct ProduceTask {
-    chain: Arc<svc_evm::Chain>,
-    request: Option<BlockRequest>,
-}
-
-impl Task for ProduceTask {
-    type Output = svc_evm::ProducedBlock;
-    type JsValue = ProducedBlock;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        let request = self.request.take().ok_or_else(|| js_error("block request already used"))?;
-        let chain = self.chain.clone();
-        compute(move || chain.produce_block(request).map_err(js_error))
-    }
-
-    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
-        Ok(ProducedBlock {
-            head: head_info(&out.block),
-            included: out.included.iter().map(|h| buffer(h.as_slice())).collect(),
-            rejected: out.rejected.iter().map(|(h, reason)| RejectedTx { hash: buffer(h.as_slice()), reason: reason.clone() }).collect(),
-            deferred: out.deferred.iter().map(|h| buffer(h.as_slice())).collect(),
-        })
-    }
-}
-
-pub struct IndexTask {
-    chain: Arc<svc_evm::Chain>,
-    number: u64,
-}
-
-impl Task for IndexTask {
-    type Output = bool;
-    type JsValue = bool;
-
-    fn compute(&mut self) -> napi::Result<bool> {
-        compute(|| self.chain.index_stored_block(self.number).map_err(js_error))
-    }
-
-    fn resolve(&mut self, _env: Env, out: bool) -> napi::Result<bool> {
-        Ok(out)
-    }
-}
-
-pub struct CallTask {
-    chain: Arc<svc_evm::Chain>,
-    request: svc_evm::CallRequest,
-    block: u64,
-}
-
-impl Task for CallTask {
-    type Output = svc_evm::CallOutcome;
-    type JsValue = CallResult;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        compute(|| self.chain.call(&self.request, self.block).map_err(js_error))
-    }
-
-    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
-        Ok(CallResult { status: status_str(out.status), output: buffer(&out.output), gas_used: from_u64(out.gas_used), error: out.error })
-    }
-}
-
-pub struct EstimateTask {
-    chain: Arc<svc_evm::Chain>,
-    request: svc_evm::CallRequest,
-    block: u64,
-}
-
-impl Task for EstimateTask {
-    type Output = svc_evm::EstimateOutcome;
-    type JsValue = EstimateResult;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        compute(|| self.chain.estimate_gas(&self.request, self.block).map_err(js_error))
-    }
-
-    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
-        Ok(EstimateResult { status: status_str(out.status), gas: from_u64(out.gas), output: buffer(&out.output), error: out.error })
-    }
-}
-
-pub struct LogsTask {
-    view: Arc<ReadView>,
-    filter: query::LogFilter,
-}
-
-impl Task for LogsTask {
-    type Output = query::LogQueryOutput;
-    type JsValue = LogQueryResult;
-
-    fn compute(&mut self) -> napi::Result<Self::Output> {
-        compute(|| query::find_logs(&self.view, &self.filter).map_err(js_error))
-    }
-
-    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
-        let logs: Vec<serde_json::Value> = out.logs.iter().map(|l: &LocatedLog| rpc::log(l)).collect();
-        Ok(LogQueryResult { logs, truncated: out.truncated, last_block: out.last_block })
+fn produced_block(out: &svc_evm::ProducedBlock) -> ProducedBlock {
+    ProducedBlock {
+        head: head_info(&out.block),
+        included: out.included.iter().map(|h| buffer(h.as_slice())).collect(),
+        rejected: out.rejected.iter().map(|(h, reason)| RejectedTx { hash: buffer(h.as_slice()), reason: reason.clone() }).collect(),
+        deferred: out.deferred.iter().map(|h| buffer(h.as_slice())).collect(),
     }
 }

@@ -27,6 +27,12 @@ pub struct HttpServerOptions {
     pub max_discard_bytes: u32,
     pub discard_timeout_ms: u32,
     pub idle_timeout_ms: u32,
+    /// How long a request's body may take to arrive once its headers are read.
+    pub read_timeout_ms: u32,
+    /// How long a write may wait for the client to read before the connection is cut.
+    pub write_timeout_ms: u32,
+    /// Open connections per client IP; 0 = no cap (loopback exempt with `exempt_loopback`).
+    pub max_connections_per_ip: u32,
     /// Requests per second per client; 0 = no limit.
     pub rate_limit_per_second: u32,
     pub exempt_loopback: bool,
@@ -36,6 +42,8 @@ pub struct HttpServerOptions {
     pub body_too_large: String,
     pub rate_limited: String,
     pub internal_error: String,
+    pub request_timeout: String,
+    pub too_many_connections: String,
 }
 
 /// A request handed to JavaScript.
@@ -132,6 +140,9 @@ impl RpcHttpServer {
             max_discard_bytes: options.max_discard_bytes as usize,
             discard_timeout: Duration::from_millis(options.discard_timeout_ms.into()),
             idle_timeout: Duration::from_millis(options.idle_timeout_ms.into()),
+            read_timeout: Duration::from_millis(options.read_timeout_ms.into()),
+            write_timeout: Duration::from_millis(options.write_timeout_ms.into()),
+            max_connections_per_ip: options.max_connections_per_ip as usize,
             rate_limit_per_second: options.rate_limit_per_second,
             exempt_loopback: options.exempt_loopback,
             limits: FastLimits {
@@ -142,6 +153,8 @@ impl RpcHttpServer {
                 body_too_large: options.body_too_large,
                 rate_limited: options.rate_limited,
                 internal_error: options.internal_error,
+                request_timeout: options.request_timeout,
+                too_many_connections: options.too_many_connections,
             },
         };
         let fallback = Arc::new(JsFallback { handler: Arc::new(handler) });

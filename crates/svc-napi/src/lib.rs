@@ -5,6 +5,7 @@ mod chain;
 mod convert;
 mod crypto;
 mod http;
+mod lane;
 mod pow;
 mod rpc;
 mod types;

@@ -3,9 +3,11 @@
 //! `Fallback` (the TypeScript dispatcher), which owns the methods, the error texts and the other
 //! routes. Rate limits and body limits apply to both paths.
 
+pub mod connections;
 pub mod fast;
 pub mod limiter;
 pub mod server;
+pub mod timed_io;
 
 pub use fast::{FastLimits, FAST_METHODS};
 pub use limiter::{Admission, RateLimiter};

@@ -37,7 +37,7 @@ pub struct RateLimiter {
 
 /// IPv4 clients by address (IPv4-mapped IPv6 too); IPv6 clients by their /64, the block one
 /// subscriber usually holds.
-fn client_key(ip: IpAddr) -> IpAddr {
+pub(crate) fn client_key(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(_) => ip,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

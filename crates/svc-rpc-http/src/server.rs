@@ -26,7 +26,9 @@ use tokio::runtime::Runtime;
 use tokio::sync::{oneshot, watch};
 
 use crate::fast::{self, FastCounters, FastLimits};
+use crate::connections::ConnectionCounter;
 use crate::limiter::{Admission, RateLimiter};
+use crate::timed_io::TimedWrites;
 
 /// Media types geth accepts for a JSON-RPC POST.
 const JSON_MEDIA_TYPES: [&str; 3] = ["application/json", "application/json-rpc", "application/jsonrequest"];
@@ -37,6 +39,10 @@ pub struct CannedBodies {
     pub body_too_large: String,
     pub rate_limited: String,
     pub internal_error: String,
+    /// 408: the body did not arrive within the read timeout.
+    pub request_timeout: String,
+    /// 429 to a connection over the per-client cap (then closed).
+    pub too_many_connections: String,
 }
 
 #[derive(Debug, Clone)]
@@ -50,8 +56,14 @@ pub struct ServerOptions {
     /// Bytes of a refused body read and thrown away so that the 413 reaches the client.
     pub max_discard_bytes: usize,
     pub discard_timeout: Duration,
-    /// How long a kept-alive connection may wait for the next request's headers.
+    /// How long a connection may wait for the next request's headers, idle keep-alive time included.
     pub idle_timeout: Duration,
+    /// How long a request's body may take to arrive once its headers are read (geth's ReadTimeout).
+    pub read_timeout: Duration,
+    /// How long a write may wait for the client to read (geth's WriteTimeout); past it the connection is cut.
+    pub write_timeout: Duration,
+    /// Open connections per client address; 0 = no cap. Loopback is exempt with `exempt_loopback`.
+    pub max_connections_per_ip: usize,
     /// Requests per second per client; 0 = no limit.
     pub rate_limit_per_second: u32,
     pub exempt_loopback: bool,
@@ -89,7 +101,7 @@ pub trait Fallback: Send + Sync + 'static {
 }
 
 /// HTTP statuses this server produces itself, in the order of their counters.
-const NATIVE_STATUSES: [u16; 5] = [200, 400, 413, 429, 500];
+const NATIVE_STATUSES: [u16; 6] = [200, 400, 408, 413, 429, 500];
 
 /// What the server answered itself (the fallback counts its own answers).
 #[derive(Default)]
@@ -174,6 +186,7 @@ enum BodyRead {
     Complete(Vec<u8>),
     TooLarge,
     Broken,
+    TimedOut,
 }
 
 /// The whole body, or TooLarge as soon as it grows past the cap (the rest is discarded, not kept).
@@ -248,12 +261,18 @@ async fn serve_rpc(req: Request<Incoming>, ip: IpAddr, state: Arc<State>) -> Res
         discard(req.into_body(), 0, options.max_discard_bytes, options.discard_timeout).await;
         BodyRead::TooLarge
     } else {
-        read_body(req.into_body(), options).await
+        // A body that trickles in is cut at the read timeout, however slowly each byte comes.
+        tokio::time::timeout(options.read_timeout, read_body(req.into_body(), options)).await.unwrap_or(BodyRead::TimedOut)
     };
     let body = match read {
         BodyRead::Complete(body) => body,
         BodyRead::TooLarge => {
             let mut response = json(&state, StatusCode::PAYLOAD_TOO_LARGE, options.canned.body_too_large.clone());
+            response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+        BodyRead::TimedOut => {
+            let mut response = json(&state, StatusCode::REQUEST_TIMEOUT, options.canned.request_timeout.clone());
             response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
             return response;
         }
@@ -270,12 +289,17 @@ async fn serve_rpc(req: Request<Incoming>, ip: IpAddr, state: Arc<State>) -> Res
             limiter.charge(ip, plan.len() - 1);
         }
         let answer = if plan.executes() {
-            // The EVM may run for a while: keep it off the threads that serve connections.
+            // The EVM may run for a while: it runs on the exec lane, bounded like every other call.
+            // A full lane hands the request to the dispatcher, which answers -32005 with the reason.
             let worker = state.clone();
-            tokio::task::spawn_blocking(move || fast::answer(&worker.chain, &plan, &worker.options.limits, &worker.stats.fast))
-                .await
-                .ok()
-                .flatten()
+            let (tx, rx) = oneshot::channel();
+            let submitted = svc_lanes::lanes().exec.submit(move || {
+                let _ = tx.send(fast::answer(&worker.chain, &plan, &worker.options.limits, &worker.stats.fast));
+            });
+            match submitted {
+                Ok(()) => rx.await.ok().flatten(),
+                Err(_) => None,
+            }
         } else {
             fast::answer(&state.chain, &plan, &options.limits, &state.stats.fast)
         };
@@ -311,17 +335,25 @@ async fn accept_loop(listener: TcpListener, state: Arc<State>, mut stop: watch::
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(state.options.idle_timeout).keep_alive(true);
+    let connections = ConnectionCounter::new(state.options.max_connections_per_ip, state.options.exempt_loopback);
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, remote)) => {
                     let _ = stream.set_nodelay(true);
-                    let state = state.clone();
                     let ip = remote.ip();
+                    let Some(slot) = connections.admit(ip) else {
+                        state.stats.count(StatusCode::TOO_MANY_REQUESTS);
+                        tokio::spawn(refuse_connection(stream, state.options.canned.too_many_connections.clone(), state.options.write_timeout));
+                        continue;
+                    };
+                    let state = state.clone();
+                    let io = TimedWrites::new(stream, state.options.write_timeout);
                     let service = service_fn(move |req| handle(req, ip, state.clone()));
-                    let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+                    let connection = graceful.watch(http.serve_connection(TokioIo::new(io), service));
                     tokio::spawn(async move {
                         let _ = connection.await;
+                        drop(slot);
                     });
                 }
                 // Out of file descriptors and the like: wait a little instead of spinning.
@@ -334,6 +366,21 @@ async fn accept_loop(listener: TcpListener, state: Arc<State>, mut stop: watch::
     // Idle kept-alive connections close now; requests in flight are answered first.
     let _ = tokio::time::timeout(Duration::from_secs(10), graceful.shutdown()).await;
     let _ = stopped.send(());
+}
+
+/// Answers a connection over the per-client cap with 429 and closes it, without reading its request.
+async fn refuse_connection(mut stream: tokio::net::TcpStream, body: String, write_timeout: Duration) {
+    use tokio::io::AsyncWriteExt;
+    let head = format!(
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\naccess-control-allow-origin: *\r\n\r\n",
+        body.len()
+    );
+    let write = async {
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(write_timeout, write).await;
 }
 
 impl HttpServer {

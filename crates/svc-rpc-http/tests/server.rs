@@ -90,10 +90,13 @@ fn start(rate_limit_per_second: u32, exempt_loopback: bool) -> Fixture {
         max_discard_bytes: 1 << 20,
         discard_timeout: Duration::from_secs(2),
         idle_timeout: Duration::from_secs(30),
+        read_timeout: Duration::from_secs(30),
+        write_timeout: Duration::from_secs(30),
+        max_connections_per_ip: 0,
         rate_limit_per_second,
         exempt_loopback,
         limits: FastLimits { max_batch_items: 10, max_batch_response_bytes: 1 << 20 },
-        canned: CannedBodies { body_too_large: "\"too large\"".into(), rate_limited: "\"rate limited\"".into(), internal_error: "\"internal\"".into() },
+        canned: CannedBodies { body_too_large: "\"too large\"".into(), rate_limited: "\"rate limited\"".into(), internal_error: "\"internal\"".into(), request_timeout: "\"timeout\"".into(), too_many_connections: "\"too many\"".into() },
     };
     let server = HttpServer::start(chain, options, recorder.clone()).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();

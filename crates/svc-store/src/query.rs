@@ -1,6 +1,8 @@
 //! Range queries over stored blocks: log filtering (eth_getLogs) and fee history (eth_feeHistory).
 
-use alloy_primitives::{keccak256, Address, BloomInput, Log, B256};
+use std::collections::HashSet;
+
+use alloy_primitives::{keccak256, Address, Bloom, BloomInput, Log, B256};
 use svc_primitives::{next_base_fee, SignedTransaction};
 
 use crate::store::ReadView;
@@ -40,34 +42,126 @@ pub struct LogQueryOutput {
     pub last_block: i64,
 }
 
-impl LogFilter {
+/// Filters with at most this many items at a position check them one by one; longer ones use a [`BloomIndex`].
+const DIRECT_BLOOM_ITEMS: usize = 8;
+
+/// The bloom bits of one filter item: (byte index, mask) of each of its (up to 3) bits.
+#[derive(Debug, Clone, Copy)]
+struct BloomBits {
+    bits: [(u8, u8); 3],
+    len: u8,
+}
+
+impl BloomBits {
+    fn of(input: &[u8]) -> Self {
+        let mut bloom = Bloom::ZERO;
+        bloom.accrue(BloomInput::Raw(input));
+        let mut out = Self { bits: [(0, 0); 3], len: 0 };
+        for (i, byte) in bloom.as_slice().iter().enumerate() {
+            let mut rest = *byte;
+            while rest != 0 {
+                let mask = rest & rest.wrapping_neg();
+                out.bits[out.len as usize] = (i as u8, mask);
+                out.len += 1;
+                rest &= !mask;
+            }
+        }
+        out
+    }
+
+    fn within(&self, bloom: &[u8]) -> bool {
+        self.bits[..self.len as usize].iter().all(|(i, mask)| bloom[*i as usize] & mask != 0)
+    }
+}
+
+/// The bloom bits of a list of filter items, computed once per query and bucketed by their first
+/// bit, so that testing a block's bloom against the list costs the bloom's set bits, not the list's length.
+#[derive(Debug)]
+enum BloomIndex {
+    Direct(Vec<BloomBits>),
+    /// Items by the byte of their first bit (256 buckets).
+    Bucketed(Vec<Vec<BloomBits>>),
+}
+
+impl BloomIndex {
+    fn new<'a>(items: impl ExactSizeIterator<Item = &'a [u8]>) -> Self {
+        let bits = items.map(BloomBits::of);
+        if bits.len() <= DIRECT_BLOOM_ITEMS {
+            return Self::Direct(bits.collect());
+        }
+        let mut buckets = vec![Vec::new(); 256];
+        for b in bits {
+            buckets[b.bits[0].0 as usize].push(b);
+        }
+        Self::Bucketed(buckets)
+    }
+
+    /// Whether the bloom may contain any of the items.
+    fn any_within(&self, bloom: &Bloom) -> bool {
+        let bytes = bloom.as_slice();
+        match self {
+            Self::Direct(items) => items.iter().any(|b| b.within(bytes)),
+            Self::Bucketed(buckets) => bytes
+                .iter()
+                .enumerate()
+                .any(|(i, byte)| *byte != 0 && buckets[i].iter().any(|b| b.bits[0].1 & byte != 0 && b.within(bytes))),
+        }
+    }
+}
+
+/// A filter made ready for a scan: bloom bits computed once, addresses and topics in sets.
+struct PreparedFilter<'a> {
+    filter: &'a LogFilter,
+    addresses: HashSet<Address>,
+    address_bloom: Option<BloomIndex>,
+    /// Per position: None = any.
+    topics: Vec<Option<(HashSet<B256>, BloomIndex)>>,
+}
+
+impl<'a> PreparedFilter<'a> {
+    fn new(filter: &'a LogFilter) -> Self {
+        let addresses: HashSet<Address> = filter.addresses.iter().copied().collect();
+        let address_bloom = (!addresses.is_empty()).then(|| BloomIndex::new(addresses.iter().map(|a| a.as_slice())));
+        let topics = filter
+            .topics
+            .iter()
+            .map(|wanted| match wanted {
+                Some(list) if !list.is_empty() => {
+                    let set: HashSet<B256> = list.iter().copied().collect();
+                    let index = BloomIndex::new(set.iter().map(|t| t.as_slice()));
+                    Some((set, index))
+                }
+                _ => None,
+            })
+            .collect();
+        Self { filter, addresses, address_bloom, topics }
+    }
+
     fn matches(&self, log: &Log) -> bool {
         if !self.addresses.is_empty() && !self.addresses.contains(&log.address) {
             return false;
         }
         let topics = log.topics();
         // As geth: a log needs at least as many topics as positions filtered, wildcards included.
-        if self.topics.len() > topics.len() {
+        if self.filter.topics.len() > topics.len() {
             return false;
         }
         self.topics.iter().enumerate().all(|(i, wanted)| match wanted {
             None => true,
-            Some(list) => topics.get(i).is_some_and(|t| list.is_empty() || list.contains(t)),
+            Some((set, _)) => topics.get(i).is_some_and(|t| set.contains(t)),
         })
     }
 
-    fn bloom_may_match(&self, bloom: &alloy_primitives::Bloom) -> bool {
-        if !self.addresses.is_empty() && !self.addresses.iter().any(|a| bloom.contains_input(BloomInput::Raw(a.as_slice()))) {
+    fn bloom_may_match(&self, bloom: &Bloom) -> bool {
+        if self.address_bloom.as_ref().is_some_and(|index| !index.any_within(bloom)) {
             return false;
         }
-        self.topics.iter().all(|wanted| match wanted {
-            Some(list) if !list.is_empty() => list.iter().any(|t| bloom.contains_input(BloomInput::Raw(t.as_slice()))),
-            _ => true,
-        })
+        self.topics.iter().all(|wanted| wanted.as_ref().is_none_or(|(_, index)| index.any_within(bloom)))
     }
 }
 
 /// Logs matching `filter`, scanning header blooms first and receipts only where they may match.
+/// The filter's bloom bits are computed once, so a block costs the same whatever the filter's length.
 pub fn find_logs(view: &ReadView, filter: &LogFilter) -> StoreResult<LogQueryOutput> {
     let to = filter.to_block.min(view.head_number());
     let mut out = LogQueryOutput { logs: Vec::new(), truncated: false, last_block: to as i64 };
@@ -75,12 +169,13 @@ pub fn find_logs(view: &ReadView, filter: &LogFilter) -> StoreResult<LogQueryOut
         out.last_block = filter.from_block as i64 - 1;
         return Ok(out);
     }
+    let prepared = PreparedFilter::new(filter);
     for number in filter.from_block..=to {
         let block = view.block(number)?.ok_or_else(|| StoreError::Corrupt(format!("header {number} is missing")))?;
-        if !filter.bloom_may_match(&block.header.logs_bloom) {
+        if !prepared.bloom_may_match(&block.header.logs_bloom) {
             continue;
         }
-        let found = block_logs_matching(view, number, block.hash, Some(filter))?;
+        let found = block_logs_matching(view, number, block.hash, Some(&prepared))?;
         if out.logs.len() + found.len() > filter.limit {
             out.truncated = true;
             out.last_block = number as i64 - 1;
@@ -97,7 +192,7 @@ pub fn block_logs(view: &ReadView, number: u64) -> StoreResult<Vec<LocatedLog>> 
     block_logs_matching(view, number, block.hash, None)
 }
 
-fn block_logs_matching(view: &ReadView, number: u64, hash: B256, filter: Option<&LogFilter>) -> StoreResult<Vec<LocatedLog>> {
+fn block_logs_matching(view: &ReadView, number: u64, hash: B256, filter: Option<&PreparedFilter<'_>>) -> StoreResult<Vec<LocatedLog>> {
     let receipts = view.receipts(number)?.ok_or_else(|| StoreError::Corrupt(format!("receipts {number} are missing")))?;
     let body = view.body(number)?.ok_or_else(|| StoreError::Corrupt(format!("body {number} is missing")))?;
     let mut out = Vec::new();
@@ -114,6 +209,35 @@ fn block_logs_matching(view: &ReadView, number: u64, hash: B256, filter: Option<
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod bloom_tests {
+    use super::*;
+    use alloy_primitives::{address, b256};
+
+    fn bloom_of(inputs: &[&[u8]]) -> Bloom {
+        let mut bloom = Bloom::ZERO;
+        for i in inputs {
+            bloom.accrue(BloomInput::Raw(i));
+        }
+        bloom
+    }
+
+    #[test]
+    fn bloom_index_agrees_with_contains_input_for_short_and_long_lists() {
+        let members: Vec<Address> = (0u64..3000).map(|i| Address::from_word(keccak256(i.to_be_bytes()))).collect();
+        let inside = address!("00000000000000000000000000000000000000aa");
+        let bloom = bloom_of(&[inside.as_slice(), b256!("00000000000000000000000000000000000000000000000000000000000000bb").as_slice()]);
+        for n in [1usize, 8, 9, 1000, 3000] {
+            let mut list: Vec<&[u8]> = members[..n].iter().map(|a| a.as_slice()).collect();
+            let expected = list.iter().any(|a| bloom.contains_input(BloomInput::Raw(a)));
+            assert_eq!(BloomIndex::new(list.iter().copied()).any_within(&bloom), expected, "{n} items without the member");
+            list.push(inside.as_slice());
+            assert!(BloomIndex::new(list.iter().copied()).any_within(&bloom), "{n} items with the member");
+        }
+        assert!(!BloomIndex::new(members.iter().map(|a| a.as_slice())).any_within(&Bloom::ZERO));
+    }
 }
 
 /// eth_feeHistory's answer.

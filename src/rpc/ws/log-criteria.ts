@@ -1,6 +1,5 @@
 // The filter of a `logs` subscription: geth's FilterCriteria (address, topics, optional block bounds),
 // checked as eth_getLogs checks it and matched against the logs of each new block.
-import { ws as wsParams } from '../../params.js';
 import { toData } from '../hex.js';
 import { InvalidValueError, parseLogQuery, type BlockNumberOrTag } from '../validate.js';
 
@@ -19,7 +18,6 @@ export interface LogCriteria {
 export function parseLogCriteria(value: unknown): LogCriteria {
   const query = parseLogQuery(value ?? {});
   if ('blockHash' in query.range) throw new InvalidValueError('blockHash is not allowed in a subscription: use eth_getLogs for one block');
-  if (query.addresses.length > wsParams.maxLogAddresses) throw new InvalidValueError('exceed max addresses');
   // Tags other than earliest move with the head, so they do not bound logs that arrive later (as polling filters).
   const bound = (b: BlockNumberOrTag): number | null => ('number' in b ? Number(b.number) : b.tag === 'earliest' ? 0 : null);
   const fromBlock = bound(query.range.fromBlock);
