@@ -15,6 +15,8 @@ export interface NodeConfig {
   rpcRateLimit: number;
   /** Exempt loopback clients from the rate limit (devnet default). */
   rateLimitExemptLoopback: boolean;
+  /** Reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For/-Proto count on the explorer and WebSocket ports (--trust-proxy); none by default. */
+  trustProxy?: string[];
   /** Genesis file (JSON, format in src/chain/genesis.ts); required on mainnet, replaces the built-in genesis elsewhere. */
   genesisFile?: string;
   /** Block coinbase of the solo driver (0x address); devnet and testnet default to dev account 0. */

@@ -1,11 +1,11 @@
 // A running node: chain database, pool, event bus, metrics, JSON-RPC server and the solo driver,
 // started in that order and stopped in reverse.
-import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { NodeConfig } from './config.js';
 import { core, type Chain, type GenesisSpec } from './native/index.js';
 import { createNodeEvents } from './chain/events.js';
 import { appGenesis, ChainApp } from './chain/app.js';
+import { secureDataDir } from './chain/data-dir.js';
 import { resolveNetworkGenesis } from './chain/genesis.js';
 import { Mempool } from './chain/mempool.js';
 import type { NodeServices } from './chain/services.js';
@@ -66,7 +66,8 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
   const genesis = networkGenesis.spec;
   const coinbase = resolveCoinbase(config);
 
-  mkdirSync(config.dataDir, { recursive: true });
+  // Owner only: the data dir holds the database and the explorer's secrets (an older dir is narrowed).
+  secureDataDir(config.dataDir);
   const chain: Chain = core.Chain.open(config.dataDir, genesis, { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
   try {
     const events = createNodeEvents();

@@ -112,7 +112,7 @@ before(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'svc-explorer-auth-test-'));
   node = await startNode(config(), { log });
   // Its own access control with a clock the tests move and no loopback exemption; the node's indexer.
-  auth = createExplorerAuth(node.services.chain, log, { env: {}, now: () => clock });
+  auth = createExplorerAuth(node.services.chain, dataDir, log, { env: {}, now: () => clock });
   indexer = node.explorer.services.indexer;
   const services: ExplorerServices = { node: node.services, indexer, indexes: indexer.indexes, access: auth.access };
   server = await startExplorerServer(services, auth.modules, { host: '127.0.0.1', port: 0, log });
@@ -246,7 +246,7 @@ describe('access tokens are HS256 JWTs checked strictly', () => {
   before(async () => {
     clock += 61_000;
     s = await signUp();
-    secret = jwtSecret(new UsersStore(node.services.chain), {});
+    secret = jwtSecret(dataDir, new UsersStore(node.services.chain), {});
   });
 
   it('the persisted secret signs tokens the server accepts', async () => {
@@ -298,9 +298,9 @@ describe('access tokens are HS256 JWTs checked strictly', () => {
   it('SVC_EXPLORER_JWT_SECRET is used when set, and must be at least 32 bytes', () => {
     const store = new UsersStore(node.services.chain);
     const configured = 'x'.repeat(params.minJwtSecretBytes);
-    assert.deepEqual(jwtSecret(store, { SVC_EXPLORER_JWT_SECRET: configured }), Buffer.from(configured));
-    assert.throws(() => jwtSecret(store, { SVC_EXPLORER_JWT_SECRET: 'too short' }), /at least 32 bytes/);
-    assert.deepEqual(jwtSecret(store, {}), secret, 'without the variable the stored secret stays');
+    assert.deepEqual(jwtSecret(dataDir, store, { SVC_EXPLORER_JWT_SECRET: configured }), Buffer.from(configured));
+    assert.throws(() => jwtSecret(dataDir, store, { SVC_EXPLORER_JWT_SECRET: 'too short' }), /at least 32 bytes/);
+    assert.deepEqual(jwtSecret(dataDir, store, {}), secret, 'without the variable the stored secret stays');
   });
 });
 
@@ -454,7 +454,7 @@ describe('API keys', () => {
     const k = await newKey(s);
     for (let i = 0; i < 3; i++) assert.equal((await api('GET', '/watchlist', { token: s.token, key: k.key })).status, 200);
     auth.services.usage.flush();
-    const restarted = createExplorerAuth(node.services.chain, log, { env: {}, now: () => clock });
+    const restarted = createExplorerAuth(node.services.chain, dataDir, log, { env: {}, now: () => clock });
     try {
       assert.equal(restarted.services.usage.today(k.id), 3);
       assert.equal(restarted.services.usage.lastUsedAt(k.id), clock);

@@ -5,6 +5,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { NodeConfig } from '../config.js';
 import { parseAddress } from '../chain/address.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { TrustedProxies, TrustedProxyError } from '../net/client-ip.js';
 import { CHAIN_ID, chain as chainParams, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
 
 const NETWORKS: readonly NetworkName[] = ['devnet', 'testnet', 'mainnet'];
@@ -30,6 +31,7 @@ export interface StartFlags {
   logLevel: LogLevel;
   rpcRateLimit: number;
   rateLimitLoopbackExempt?: boolean;
+  trustProxy?: string;
   validatorAddress?: string;
   computeMode: ComputeModeSetting;
   inferenceBackend: 'cpu' | 'cuda' | 'metal' | 'auto';
@@ -96,6 +98,14 @@ export function addStartOptions(cmd: Command): Command {
       ),
     )
     .addOption(new Option('--no-rate-limit-loopback-exempt', 'rate-limit loopback clients too'))
+    .addOption(
+      new Option(
+        '--trust-proxy <addresses>',
+        'comma-separated reverse-proxy addresses or CIDR ranges whose X-Forwarded-For/-Proto name the client on the explorer and WebSocket ports (default: none)',
+      )
+        .argParser(nonEmpty)
+        .env('SVC_TRUST_PROXY'),
+    )
     .addOption(
       new Option('--validator-address <address>', 'coinbase of produced blocks (default on devnet/testnet: dev account 0)')
         .argParser(nonEmpty)
@@ -169,6 +179,17 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
       throw new UsageError(`--validator-address: ${(err as Error).message}`);
     }
     config.validatorAddress = flags.validatorAddress;
+  }
+  if (flags.trustProxy !== undefined) {
+    const entries = TrustedProxies.split(flags.trustProxy);
+    try {
+      // Checked here so that a bad entry is a usage error (exit 2) before anything starts.
+      new TrustedProxies(entries);
+      config.trustProxy = entries;
+    } catch (err) {
+      if (err instanceof TrustedProxyError) throw new UsageError(`--trust-proxy: ${err.message}`);
+      throw err;
+    }
   }
   return config;
 }

@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { GenesisFileError, GenesisUnavailableError, resolveGenesis } from '../chain/genesis.js';
 import { resolveCoinbase, ValidatorAddressError } from '../consensus/coinbase.js';
 import { createLogger } from '../log.js';
+import { addExplorerCommands } from './explorer.js';
 import { addStartOptions, resolveStartConfig, UsageError, type StartFlags } from './start-options.js';
 import { packageVersion } from './version.js';
 
@@ -56,6 +57,7 @@ function buildProgram(): Command {
     .command('version')
     .description('print the versions of svc-node, Node.js and the native core')
     .action(() => printVersion());
+  addExplorerCommands(program);
   return program;
 }
 

@@ -20,6 +20,14 @@ export class BadRequestError extends ExplorerError {
   }
 }
 
+/** The client closed the connection before its body was complete: nothing to answer, nothing broken. */
+export class RequestAbortedError extends ExplorerError {
+  override name = 'RequestAbortedError';
+  constructor() {
+    super(400, 'request body ended before it was complete');
+  }
+}
+
 export class UnauthorizedError extends ExplorerError {
   override name = 'UnauthorizedError';
   constructor(message = 'authentication required') {

@@ -2,6 +2,8 @@
 // control, the 17 categories of routes, and the Etherscan-compatible /api, on --explorer-port.
 import type { Logger } from 'pino';
 import type { NodeServices } from '../chain/services.js';
+import { TrustedProxies } from '../net/client-ip.js';
+import { ExplorerAdmin, localUrl } from './admin.js';
 import { createExplorerAuth, type ExplorerAuth } from './auth/index.js';
 import type { RouteModule } from './definition.js';
 import { closeVerifier } from './contracts/verifier.js';
@@ -53,23 +55,31 @@ export interface RunningExplorer {
 export async function startExplorer(node: NodeServices, options: { host: string; port: number; log: Logger }): Promise<RunningExplorer> {
   const log = options.log.child({ module: 'explorer' });
   const indexer = new Indexer(node.chain, log.child({ module: 'indexer' }));
-  const auth = createExplorerAuth(node.chain, log, { exemptLoopback: node.config.rateLimitExemptLoopback });
+  const auth = createExplorerAuth(node.chain, node.config.dataDir, log, { exemptLoopback: node.config.rateLimitExemptLoopback });
+  const admin = new ExplorerAdmin(auth.services.apiKeys);
   const services: ExplorerServices = { node, indexer, indexes: indexer.indexes, access: auth.access };
   const onBlock = () => void indexer.catchUp();
   node.events.on('block', onBlock);
   void indexer.catchUp();
+  const etherscan = etherscanRoutes(services);
   const server = await startExplorerServer(services, [...PUBLIC_ROUTES, ...auth.modules], {
     host: options.host,
     port: options.port,
     log,
-    rootRoutes: etherscanRoutes(services),
+    rootRoutes: (root) => {
+      etherscan(root);
+      admin.routes(root);
+    },
+    trustProxy: new TrustedProxies(node.config.trustProxy ?? []),
   });
+  admin.publish(node.config.dataDir, localUrl(options.host, server.port));
   return {
     server,
     services,
     auth,
     async close() {
       node.events.off('block', onBlock);
+      admin.withdraw();
       await server.close();
       await closeVerifier(services);
       await indexer.stop();

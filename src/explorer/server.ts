@@ -7,7 +7,8 @@ import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { RouteDef, RouteModule } from './definition.js';
-import { ExplorerError, failure, PayloadTooLargeError, success, toJson, BadRequestError } from './envelope.js';
+import { ExplorerError, failure, PayloadTooLargeError, success, toJson, BadRequestError, RequestAbortedError } from './envelope.js';
+import { clientOrigin, TrustedProxies } from '../net/client-ip.js';
 import { openApiDocument } from './openapi.js';
 import type { Dispatch, ExplorerServices } from './services.js';
 import { checkBody, parseParam } from './validate.js';
@@ -31,10 +32,16 @@ export async function readJson(ctx: Context): Promise<unknown> {
   if (declared > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    // The client went away mid-body (the stream errors with "aborted"): its request, not ours, failed.
+    if (!(err instanceof ExplorerError) && !ctx.req.complete) throw new RequestAbortedError();
+    throw err;
   }
   if (size === 0 || Buffer.concat(chunks).toString('utf8').trim() === '') return undefined;
   const type = ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
@@ -50,6 +57,19 @@ export async function readJson(ctx: Context): Promise<unknown> {
 /** koa's path syntax for an OpenAPI path: /blocks/{id} -> /blocks/:id */
 function koaPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** Whether the client reached the explorer over HTTPS (X-Forwarded-Proto from a trusted proxy; the port itself is plain HTTP). */
+export function clientUsesHttps(ctx: Context): boolean {
+  return ctx.state['clientHttps'] === true;
+}
+
+/** The envelope of an error the client caused, or of a request that went wrong (500, logged once). */
+function failureAnswer(err: unknown, log: Logger, path: string): { status: number; headers: Record<string, string>; error: string } {
+  if (err instanceof URIError) err = new BadRequestError('malformed %-escape in the path');
+  if (err instanceof ExplorerError) return { status: err.status, headers: err.headers, error: err.message };
+  log.error({ err, path }, 'explorer request failed');
+  return { status: 500, headers: {}, error: 'internal error' };
 }
 
 /** The raw path and query values of a request. */
@@ -102,24 +122,29 @@ function makeDispatch(modules: RouteModule[], services: ExplorerServices, log: L
     })
     .sort((a, b) => a.names.length - b.names.length);
   return async (ctx, target) => {
-    const url = new URL(target, 'http://explorer');
-    const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
-    for (const r of routes) {
-      const m = r.regex.exec(path);
-      if (!m) continue;
-      const raw: RawInput = {
-        path: Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])),
-        query: Object.fromEntries(url.searchParams),
-      };
+    // Each item fails on its own: a malformed path or %-escape is that item's 400, never the batch's.
+    try {
+      let url: URL;
       try {
-        return { status: r.def.status ?? 200, body: { ok: true, data: await runRoute(r.def, r.module, ctx, services, raw) } };
-      } catch (err) {
-        if (err instanceof ExplorerError) return { status: err.status, body: { ok: false, error: err.message } };
-        log.error({ err, path: target }, 'explorer batch item failed');
-        return { status: 500, body: { ok: false, error: 'internal error' } };
+        url = new URL(target, 'http://explorer');
+      } catch {
+        throw new BadRequestError(`not a path: ${target}`);
       }
+      const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
+      for (const r of routes) {
+        const m = r.regex.exec(path);
+        if (!m) continue;
+        const raw: RawInput = {
+          path: Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])),
+          query: Object.fromEntries(url.searchParams),
+        };
+        return { status: r.def.status ?? 200, body: { ok: true, data: await runRoute(r.def, r.module, ctx, services, raw) } };
+      }
+      return { status: 404, body: { ok: false, error: `not found: GET ${path}` } };
+    } catch (err) {
+      const answer = failureAnswer(err, log, target);
+      return { status: answer.status, body: { ok: false, error: answer.error } };
     }
-    return { status: 404, body: { ok: false, error: `not found: GET ${path}` } };
   };
 }
 
@@ -133,6 +158,8 @@ export async function startExplorerServer(
     log: Logger;
     /** Routes outside /api/v1 (the Etherscan-compatible /api), added to a router at the root. */
     rootRoutes?: (root: Router) => void;
+    /** Reverse proxies whose X-Forwarded-For/-Proto name the client (--trust-proxy); default none. */
+    trustProxy?: TrustedProxies;
   },
 ): Promise<ExplorerServer> {
   const { log } = options;
@@ -159,27 +186,35 @@ export async function startExplorerServer(
   const root = new Router();
   options.rootRoutes?.(root);
 
+  const trustProxy = options.trustProxy ?? TrustedProxies.none;
   app.use(async (ctx, next) => {
     ctx.set('Access-Control-Allow-Origin', '*');
+    // One client-address rule for limits, loopback exemption and cookies (src/net/client-ip.ts).
+    const origin = clientOrigin(ctx.req.socket.remoteAddress ?? '', ctx.req.headers, trustProxy);
+    ctx.request.ip = origin.ip;
+    ctx.state['clientHttps'] = origin.https;
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        ctx.status = 404;
+      // Answers the routers leave without a body (404 of an unknown path, 405, 501) get the envelope too.
+      if (ctx.status >= 400 && ctx.body == null) {
+        const status = ctx.status;
         ctx.type = 'application/json';
-        ctx.body = failure(`not found: ${ctx.method} ${ctx.path}`);
+        ctx.body = failure(
+          status === 404
+            ? `not found: ${ctx.method} ${ctx.path}`
+            : status === 405
+              ? `method ${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('Allow')})`
+              : (http.STATUS_CODES[status] ?? 'error'),
+        );
+        ctx.status = status;
       }
-    } catch (err) {
-      if (err instanceof ExplorerError) {
-        ctx.status = err.status;
-        for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
-        ctx.type = 'application/json';
-        ctx.body = failure(err.message);
-        return;
-      }
-      log.error({ err, path: ctx.path }, 'explorer request failed');
-      ctx.status = 500;
+    } catch (caught) {
+      if (caught instanceof RequestAbortedError) log.debug({ path: ctx.path, ip: ctx.ip }, 'explorer client closed the connection mid-body');
+      const answer = failureAnswer(caught, log, ctx.path);
+      ctx.status = answer.status;
+      for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
       ctx.type = 'application/json';
-      ctx.body = failure('internal error');
+      ctx.body = failure(answer.error);
     }
   });
   app.use(router.routes());

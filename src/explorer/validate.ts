@@ -48,13 +48,15 @@ export function problem(schema: Schema, value: unknown, where: string): string |
     case 'object': {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${where} must be an object, got ${describe(value)}`;
       const o = value as Record<string, unknown>;
+      // Own properties only: `constructor`, `__proto__` or `toString` must not pass as declared or present.
+      const own = (key: string) => (Object.hasOwn(o, key) ? o[key] : undefined);
       const props = (schema.properties ?? {}) as Record<string, Schema>;
-      for (const key of (schema.required ?? []) as string[]) if (o[key] === undefined) return `${where}.${key} is required`;
+      for (const key of (schema.required ?? []) as string[]) if (own(key) === undefined) return `${where}.${key} is required`;
       if (schema.additionalProperties === false) {
-        for (const key of Object.keys(o)) if (!(key in props)) return `${where}.${key} is not allowed`;
+        for (const key of Object.keys(o)) if (!Object.hasOwn(props, key)) return `${where}.${key} is not allowed`;
       }
       for (const [key, sub] of Object.entries(props)) {
-        if (o[key] === undefined) continue;
+        if (own(key) === undefined) continue;
         const p = problem(sub, o[key], `${where}.${key}`);
         if (p) return p;
       }

@@ -1,5 +1,5 @@
 // The explorer's accounts, API keys, watchlists and access control, built in one call:
-// `createExplorerAuth(chain, log)` gives the AccessControl for ExplorerServices, the route modules
+// `createExplorerAuth(chain, dataDir, log)` gives the AccessControl for ExplorerServices, the route modules
 // (Authentication, API Keys, Watchlist) for startExplorerServer, and close() to flush usage counts.
 import type { Logger } from 'pino';
 import type { Chain } from '../../native/index.js';
@@ -19,7 +19,7 @@ import { DailyUsage } from './usage.js';
 import { Watchlists } from './watchlist.js';
 
 export { ExplorerAccess, type AuthServices } from './access.js';
-export { JWT_SECRET_ENV, jwtSecret } from './access-tokens.js';
+export { JWT_SECRET_ENV, JWT_SECRET_FILE, jwtSecret } from './access-tokens.js';
 export { REFRESH_COOKIE, REFRESH_COOKIE_PATH } from './refresh-tokens.js';
 export { API_KEY_TIERS, UsersStore, type ApiKeyTier } from './store.js';
 
@@ -42,14 +42,14 @@ export interface ExplorerAuthOptions {
 }
 
 /** Accounts, API keys, watchlists and access control over the chain's "users" column family. */
-export function createExplorerAuth(chain: Chain, log: Logger, options: ExplorerAuthOptions = {}): ExplorerAuth {
+export function createExplorerAuth(chain: Chain, dataDir: string, log: Logger, options: ExplorerAuthOptions = {}): ExplorerAuth {
   const now = options.now ?? Date.now;
   const store = new UsersStore(chain);
   const usage = new DailyUsage(store, now);
   const services: AuthServices = {
     store,
     accounts: new Accounts(store),
-    accessTokens: new AccessTokens(jwtSecret(store, options.env), store),
+    accessTokens: new AccessTokens(jwtSecret(dataDir, store, options.env), store),
     refreshTokens: new RefreshTokenFamilies(store),
     apiKeys: new ApiKeys(store, usage),
     usage,
@@ -80,7 +80,7 @@ export function createExplorerAuth(chain: Chain, log: Logger, options: ExplorerA
   };
 }
 
-/** Operator action: moves an API key to another tier (there is no public route for it). */
+/** Operator action: moves an API key to another tier (no public route; operators use `svc-node explorer set-tier`). */
 export function setApiKeyTier(auth: ExplorerAuth, keyId: string, tier: ApiKeyTier): ApiKeyRecord {
   return auth.services.apiKeys.setTier(keyId, tier);
 }

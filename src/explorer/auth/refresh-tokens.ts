@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { explorer as params } from '../../params.js';
 import { UnauthorizedError } from '../envelope.js';
-import { API_PREFIX } from '../server.js';
+import { API_PREFIX, clientUsesHttps } from '../server.js';
 import { commit, type Write } from '../store.js';
 import { isLoopback } from '../../net/client-ip.js';
 import { idKey, newId, type RefreshTokenFamily, type RefreshTokenRecord, type UsersStore } from './store.js';
@@ -75,9 +75,11 @@ export class RefreshTokenFamilies {
   }
 }
 
-/** The attributes every refresh cookie carries; Secure except to a client on loopback (plain-HTTP development). */
+/** The attributes every refresh cookie carries; Secure except to a client on loopback over plain HTTP (development). */
 function cookieAttributes(ctx: Context): string {
-  return `Path=${REFRESH_COOKIE_PATH}; HttpOnly; SameSite=Strict${isLoopback(ctx.ip) ? '' : '; Secure'}`;
+  // ctx.ip is the client as src/net/client-ip.ts names it (a trusted proxy's X-Forwarded-For included).
+  const plainLocal = isLoopback(ctx.ip) && !clientUsesHttps(ctx);
+  return `Path=${REFRESH_COOKIE_PATH}; HttpOnly; SameSite=Strict${plainLocal ? '' : '; Secure'}`;
 }
 
 export function setRefreshCookie(ctx: Context, issued: IssuedRefreshToken): void {

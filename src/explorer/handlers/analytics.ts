@@ -39,6 +39,8 @@ export const CHARTS: ChartDef[] = [
 function dayOf(text: string, what: string): number {
   const t = Date.parse(`${text}T00:00:00Z`);
   if (Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== text) throw new BadRequestError(`${what} is not a valid date: ${text}`);
+  // Days are counted from the Unix epoch (and indexed as unsigned numbers): no chain has blocks before it.
+  if (t < 0) throw new BadRequestError(`${what} is before 1970-01-01: ${text}`);
   return Math.floor(t / 1000 / DAY);
 }
 

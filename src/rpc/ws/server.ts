@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { NodeServices } from '../../chain/services.js';
+import { clientOrigin, TrustedProxies } from '../../net/client-ip.js';
 import { ws as wsParams } from '../../params.js';
 import { InvalidRequestError } from '../errors.js';
 import { createRpcContext } from '../context.js';
@@ -88,6 +89,7 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
   };
   const dispatcher = new RpcDispatcher(table, ctx, new RpcMetrics(services.metrics), wsLog);
   const limiter = new IpRateLimiter(config.rpcRateLimit, config.rateLimitExemptLoopback);
+  const trustProxy = new TrustedProxies(config.trustProxy ?? []);
   const deps = { hub, dispatcher, limiter, metrics, log: wsLog, limits, requests };
 
   const connections = new Set<WsConnection>();
@@ -114,7 +116,9 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
       refuseUpgrade(socket, 503, 'Service Unavailable');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req.socket.remoteAddress ?? ''));
+    // The client-address rule of the explorer too: forwarded headers count only from a trusted proxy.
+    const { ip } = clientOrigin(req.socket.remoteAddress ?? '', req.headers, trustProxy);
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, ip));
   });
 
   try {
