@@ -11,8 +11,9 @@ import { Mempool } from './chain/mempool.js';
 import type { NodeServices } from './chain/services.js';
 import { resolveCoinbase } from './consensus/coinbase.js';
 import { SoloDriver } from './consensus/solo.js';
+import { BlockProduction } from './consensus/production.js';
 import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, registerProductionMetrics } from './metrics.js';
 import { compute as defaultComputeParams, rpc as rpcParams, staking as stakingParams, type ComputeParams, type StakingParams } from './params.js';
 import { NodeCompute } from './compute/index.js';
 import { registerComputeMetrics } from './compute/metrics.js';
@@ -97,6 +98,8 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       log,
     });
     registerComputeMetrics(metrics.registry, app, compute);
+    const production = new BlockProduction(config.blockTimeMs);
+    registerProductionMetrics(metrics.registry, production);
     const services: NodeServices = {
       compute,
       config,
@@ -108,6 +111,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       metrics: metrics.registry,
       coinbase,
       startingBlock: head.number,
+      production,
     };
     // Listeners started so far are closed again if a later one cannot start (a port in use).
     const started: { close(): Promise<void> }[] = [];
@@ -135,6 +139,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       metrics,
       blockTimeMs: config.blockTimeMs,
       coinbase,
+      production,
       ...(options.now ? { now: options.now } : {}),
     });
     driver.start();

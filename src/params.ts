@@ -34,6 +34,27 @@ export const chain = {
   multicall3Address: '0xcA11bde05977b3631167028862bE2a173976CA11',
 } as const;
 
+/** Block production's health: when the head counts as stale, and how a failed block is retried. */
+export const production = {
+  /** The head is stale (readiness and /health fail) once no block was committed for this many block times... */
+  staleBlockTimes: 3,
+  /** ...and never sooner than this, so that one slow block at a short block time does not flap readiness. */
+  staleFloorMs: 2_000,
+  /** A failed block is retried after one block time, doubling per failure up to this (or the block time, if longer). */
+  retryMaxMs: 5_000,
+} as const;
+
+/** Age of the head (ms since the last committed block, or since start) beyond which the node is not ready. */
+export function staleHeadAfterMs(blockTimeMs: number): number {
+  return Math.max(production.staleBlockTimes * blockTimeMs, production.staleFloorMs);
+}
+
+/** Wait before the next attempt after `failures` consecutive failed blocks (1 for the first). */
+export function productionRetryMs(blockTimeMs: number, failures: number): number {
+  const cap = Math.max(production.retryMaxMs, blockTimeMs);
+  return Math.min(cap, blockTimeMs * 2 ** Math.min(Math.max(failures - 1, 0), 30));
+}
+
 export const mempool = {
   /** Transactions held in total (pending + queued). */
   globalSlots: 50_000,

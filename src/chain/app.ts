@@ -243,7 +243,8 @@ export class ChainApp {
       this.staking.takeWrites();
       this.compute.reload(chain);
       if (queues) this.compute.restoreQueues(queues);
-      this.log.error({ err }, 'block production failed; module state reloaded from the last commit');
+      // The driver logs the stall once; a retried block (a full disk) must not log every attempt.
+      this.log.debug({ err }, 'block production failed; module state reloaded from the last commit');
       throw err;
     }
   }

@@ -7,6 +7,7 @@ import type { Chain, DecodedTx, ProducedBlock } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
 import type { NodeCompute } from '../compute/index.js';
 import type { ChainApp } from './app.js';
+import type { BlockProduction } from '../consensus/production.js';
 
 /** A transaction waiting in the pool. */
 export interface PooledTx {
@@ -57,4 +58,6 @@ export interface NodeServices {
   coinbase: Buffer;
   /** Block number the node had when it started (for eth_syncing / node info). */
   startingBlock: number;
+  /** Block production's health: state, reason and head age (health checks, node info, metrics). */
+  production: BlockProduction;
 }

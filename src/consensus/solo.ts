@@ -6,6 +6,7 @@ import type { ChainApp } from '../chain/app.js';
 import type { NodeEvents } from '../chain/services.js';
 import type { NodeMetrics } from '../metrics.js';
 import { chain as chainParams, CLIENT_NAME } from '../params.js';
+import { BlockProduction } from './production.js';
 
 export interface SoloDriverOptions {
   /** The state machine that builds and commits blocks. */
@@ -21,6 +22,8 @@ export interface SoloDriverOptions {
   maxTxsPerBlock?: number;
   /** Wall clock of the proposer, read for block timestamps. */
   now?: () => number;
+  /** Where attempts are recorded for health checks (a fresh one when absent). */
+  production?: BlockProduction;
 }
 
 /** Raised by produceNext once the driver has been stopped. */
@@ -33,11 +36,16 @@ export class DriverStoppedError extends Error {
 
 /**
  * Produces blocks on a slot timer. Productions never overlap: when a block takes longer than its
- * slot, the next one starts right after it.
+ * slot, the next one starts right after it. A failed block (a full disk) is retried with backoff
+ * (params.productionRetryMs) until one commits; the stall and its end are logged once each.
  */
 export class SoloDriver {
   private readonly opts: Required<SoloDriverOptions>;
   private readonly log: Logger;
+  /** Block production's health, read by /health, readiness, svc_getNodeInfo and /metrics. */
+  readonly production: BlockProduction;
+  /** Wait before the next slot after a failed block. */
+  private retryInMs = 0;
   private timer: NodeJS.Timeout | undefined;
   /** Tail of the production queue; every production waits for the one before it. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -50,7 +58,9 @@ export class SoloDriver {
       maxTxsPerBlock: chainParams.maxTxsPerBlock,
       now: Date.now,
       ...options,
+      production: options.production ?? new BlockProduction(options.blockTimeMs),
     };
+    this.production = this.opts.production;
     this.log = options.log.child({ module: 'solo' });
   }
 
@@ -59,6 +69,7 @@ export class SoloDriver {
     if (this.stopped) throw new DriverStoppedError();
     if (this.started) return;
     this.started = true;
+    this.production.started();
     this.schedule(this.opts.blockTimeMs);
   }
 
@@ -85,28 +96,49 @@ export class SoloDriver {
   private async slot(): Promise<void> {
     this.timer = undefined;
     const slotStart = performance.now();
+    let delayMs = this.opts.blockTimeMs;
     try {
       await this.produceNext();
     } catch (err) {
       if (err instanceof DriverStoppedError) return;
-      this.log.error({ err }, 'block production failed');
+      delayMs = this.retryInMs;
     }
     if (this.stopped) return;
-    this.schedule(Math.max(0, this.opts.blockTimeMs - (performance.now() - slotStart)));
+    this.schedule(Math.max(0, delayMs - (performance.now() - slotStart)));
+  }
+
+  /** Records a failed block; logs only the one that begins a stall (the disk stays full for many attempts). */
+  private failed(err: unknown): void {
+    const reason = err instanceof Error ? err.message : String(err);
+    const { stalled, retryInMs } = this.production.failed(reason);
+    this.retryInMs = retryInMs;
+    if (stalled) this.log.error({ err, retryInMs }, 'block production stalled; retrying with backoff');
+    else this.log.debug({ reason, attempts: this.production.status().attempts, retryInMs }, 'block production still stalled');
   }
 
   private async produce(): Promise<ProducedBlock> {
     if (this.stopped) throw new DriverStoppedError();
     const { app, events, metrics } = this.opts;
     const started = performance.now();
-    const { produced } = await app.produceBlock({
-      timestamp: Math.floor(this.opts.now() / 1000),
-      coinbase: this.opts.coinbase,
-      extraData: this.opts.extraData,
-      maxTxs: this.opts.maxTxsPerBlock,
-      signers: [this.opts.coinbase],
-    });
+    let built;
+    try {
+      built = await app.produceBlock({
+        timestamp: Math.floor(this.opts.now() / 1000),
+        coinbase: this.opts.coinbase,
+        extraData: this.opts.extraData,
+        maxTxs: this.opts.maxTxsPerBlock,
+        signers: [this.opts.coinbase],
+      });
+    } catch (err) {
+      this.failed(err);
+      throw err;
+    }
+    const { produced } = built;
     const seconds = (performance.now() - started) / 1000;
+    const ended = this.production.committed();
+    if (ended) {
+      this.log.info({ number: produced.head.number, stalledMs: ended.stalledMs, attempts: ended.attempts, reason: ended.reason }, 'block production resumed');
+    }
 
     metrics.blocksProduced.inc();
     metrics.txsIncluded.inc(produced.included.length);

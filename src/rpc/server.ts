@@ -69,16 +69,24 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
   const notFound = (path: string): HttpReply =>
     reply(404, errorBody(new InvalidRequestError(`not found: ${path} (JSON-RPC is served by POST /)`)));
 
-  const health = (): string => {
+  // 503 once the head is older than a few block times: a load balancer must not send clients to a stopped chain.
+  const health = (): HttpReply => {
     const head = services.chain.head();
-    return JSON.stringify({
-      status: 'ok',
+    const production = services.production.status();
+    const problem = services.production.unhealthyReason();
+    const body = JSON.stringify({
+      status: problem === null ? 'ok' : 'stalled',
+      ...(problem === null ? {} : { reason: problem }),
       chainId: config.chainId,
       blockNumber: toQuantity(head.number),
       blockHash: toData(head.hash),
       blockTimestamp: toQuantity(head.timestamp),
+      headAgeMs: production.headAgeMs,
+      staleAfterMs: production.staleAfterMs,
+      blockProduction: production.status,
       syncing: false,
     });
+    return reply(problem === null ? 200 : 503, body, problem === null ? {} : { 'Retry-After': 1 });
   };
 
   // The native server has admitted the client and read the body within the size cap.
@@ -100,7 +108,7 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
         });
       case 'GET':
       case 'HEAD':
-        if (path === '/health') return reply(200, health());
+        if (path === '/health') return health();
         if (path === '/metrics') return reply(200, await services.metrics.metrics(), { 'Content-Type': services.metrics.contentType });
         // geth answers a bare GET / with 200 so load balancers can probe it.
         if (path === '/') return reply(200, null);

@@ -1,4 +1,4 @@
-// Health: liveness and readiness (indexer lag).
+// Health: liveness (the process answers) and readiness (blocks are being committed and indexed).
 import { packageVersion } from '../../cli/version.js';
 import type { Handler } from '../definition.js';
 import { ExplorerError } from '../envelope.js';
@@ -12,9 +12,22 @@ export const healthHandlers: Record<string, Handler> = {
 
   getReadiness: (_input, { node, indexer }) => {
     const head = node.chain.head().number;
+    const stalled = node.production.unhealthyReason();
+    if (stalled !== null) throw new ExplorerError(503, `not ready: the head (block ${head}) is stale: ${stalled}`);
     const indexed = indexer.indexedHeight();
     const lag = head - indexed;
     if (lag > READY_MAX_LAG) throw new ExplorerError(503, `not ready: the index is ${lag} blocks behind the head (block ${head})`);
-    return { ready: true, head, indexed, lag, lastBlockIndexMs: Math.round(indexer.lastBlockMs * 100) / 100, maxBlockIndexMs: Math.round(indexer.maxBlockMs * 100) / 100 };
+    const production = node.production.status();
+    return {
+      ready: true,
+      head,
+      indexed,
+      lag,
+      headAgeMs: production.headAgeMs,
+      staleAfterMs: production.staleAfterMs,
+      blockProduction: production.status,
+      lastBlockIndexMs: Math.round(indexer.lastBlockMs * 100) / 100,
+      maxBlockIndexMs: Math.round(indexer.maxBlockMs * 100) / 100,
+    };
   },
 };

@@ -17,9 +17,21 @@ const definitions: RouteDef[] = [
     method: 'GET',
     path: '/health/ready',
     category: 'Health',
-    summary: 'Ready when the index is at most 2 blocks behind the head (HTTP 503 otherwise, with the lag in the error).',
+    summary:
+      'Ready when a block was committed within the last 3 block times (at least 2 s) and the index is at most 2 blocks behind the head (HTTP 503 otherwise, with the reason in the error).',
     auth: 'public',
-    response: { type: 'object', properties: { ready: { type: 'boolean' }, head: { type: 'integer' }, indexed: { type: 'integer' }, lag: { type: 'integer' } } },
+    response: {
+      type: 'object',
+      properties: {
+        ready: { type: 'boolean' },
+        head: { type: 'integer' },
+        indexed: { type: 'integer' },
+        lag: { type: 'integer' },
+        headAgeMs: { type: 'integer' },
+        staleAfterMs: { type: 'integer' },
+        blockProduction: { enum: ['ok', 'stalled'] },
+      },
+    },
   },
 ];
 

@@ -87,6 +87,7 @@ export const networkMethods: MethodTable = {
     const { chain, app, config, startingBlock, coinbase } = ctx.services;
     const head = chain.head().number;
     const own = app.staking.state.validator(toAddress(coinbase));
+    const production = ctx.services.production.status();
     return {
       version: `svc-node/v${packageVersion()}`,
       chainId: config.chainId,
@@ -99,6 +100,14 @@ export const networkMethods: MethodTable = {
       validatorAddress: checksumAddress(coinbase),
       network: config.network,
       computeMode: ctx.services.compute.mode,
+      blockProduction: {
+        status: production.status,
+        reason: production.reason,
+        since: production.since === null ? null : new Date(production.since).toISOString(),
+        attempts: production.attempts,
+        headAgeMs: production.headAgeMs,
+        staleAfterMs: production.staleAfterMs,
+      },
     };
   }),
 

@@ -1,0 +1,107 @@
+// Block production's health: whether the driver's last attempt committed a block, why not, since
+// when, and how old the head is. The driver records every attempt; health checks, svc_getNodeInfo
+// and /metrics read it.
+import { productionRetryMs, staleHeadAfterMs } from '../params.js';
+
+export type ProductionState = 'ok' | 'stalled';
+
+/** What readers see of block production (times are milliseconds since the epoch). */
+export interface ProductionStatus {
+  /** Stalled from a failed block until the next one commits, or while the head is stale (a block that never finishes). */
+  status: ProductionState;
+  /** Why: the last attempt's error, or how long no block was committed. */
+  reason: string | null;
+  /** When the stall began: the first failed attempt, or the last commit when the head went stale without a failure. */
+  since: number | null;
+  /** Failed attempts in the current stall. */
+  attempts: number;
+  /** Milliseconds since this node last committed a block (since it started, before its first). */
+  headAgeMs: number;
+  /** Head age beyond which the node reports itself not ready (params.staleHeadAfterMs). */
+  staleAfterMs: number;
+  /** Whether the head is older than staleAfterMs. */
+  stale: boolean;
+}
+
+/** What a failed attempt changed: whether it began a stall, and when to try again. */
+export interface FailedAttempt {
+  /** True for the first failure after a committed block: the moment to log the stall. */
+  stalled: boolean;
+  retryInMs: number;
+}
+
+/** What a committed block ended, when it ended a stall: the moment to log the resumption. */
+export interface EndedStall {
+  reason: string;
+  stalledMs: number;
+  attempts: number;
+}
+
+/** The state machine of block production: ok -> stalled on a failed block, stalled -> ok on the next committed one. */
+export class BlockProduction {
+  private reason: string | null = null;
+  private since: number | null = null;
+  private attempts = 0;
+  private lastCommitAt: number;
+  readonly staleAfterMs: number;
+
+  constructor(
+    private readonly blockTimeMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    // A fresh process has committed nothing yet: its head's age counts from its start.
+    this.lastCommitAt = now();
+    this.staleAfterMs = staleHeadAfterMs(blockTimeMs);
+  }
+
+  /** The driver starts: until its first block, the head's age counts from now (not from the process's start-up work). */
+  started(): void {
+    this.lastCommitAt = this.now();
+  }
+
+  /** A block was committed; returns the stall it ended, if any. */
+  committed(): EndedStall | null {
+    const at = this.now();
+    this.lastCommitAt = at;
+    if (this.since === null) return null;
+    const ended = { reason: this.reason ?? '', stalledMs: at - this.since, attempts: this.attempts };
+    this.reason = null;
+    this.since = null;
+    this.attempts = 0;
+    return ended;
+  }
+
+  /** An attempt failed with `reason`; returns whether this began a stall and the backoff before the next attempt. */
+  failed(reason: string): FailedAttempt {
+    const stalled = this.since === null;
+    if (stalled) this.since = this.now();
+    this.reason = reason;
+    this.attempts += 1;
+    return { stalled, retryInMs: productionRetryMs(this.blockTimeMs, this.attempts) };
+  }
+
+  /** Milliseconds since the last committed block (or the start). */
+  headAgeMs(): number {
+    return Math.max(0, this.now() - this.lastCommitAt);
+  }
+
+  status(): ProductionStatus {
+    const headAgeMs = this.headAgeMs();
+    const stale = headAgeMs > this.staleAfterMs;
+    const base = { attempts: this.attempts, headAgeMs, staleAfterMs: this.staleAfterMs, stale };
+    if (this.since !== null) return { status: 'stalled', reason: this.reason, since: this.since, ...base };
+    if (stale) return { status: 'stalled', reason: `no block committed for ${headAgeMs} ms`, since: this.lastCommitAt, ...base };
+    return { status: 'ok', reason: null, since: null, ...base };
+  }
+
+  /**
+   * Why the node is not serving a live chain, or null when it is: the head is older than the
+   * stale limit (with the failing block's reason when there is one).
+   */
+  unhealthyReason(): string | null {
+    const s = this.status();
+    if (!s.stale) return null;
+    const age = `no block committed for ${s.headAgeMs} ms (limit ${s.staleAfterMs} ms)`;
+    return s.attempts === 0 ? age : `${age}; block production stalled after ${s.attempts} failed attempts: ${s.reason}`;
+  }
+}
