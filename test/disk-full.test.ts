@@ -52,7 +52,8 @@ function mountTmpfs(sizeMiB: number): { dir: string } | { skip: string } {
     return { dir };
   } catch (err) {
     rmdirSync(dir);
-    const why = `mounting a tmpfs is not permitted here (${(err as Error).message.split('\n')[0]})`;
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n')[0];
+    const why = `mounting a tmpfs is not permitted here (${stderr || (err as Error).message.split('\n')[0]})`;
     // CI must run it: a runner that cannot mount is a broken runner, not a pass.
     if (process.env['CI'] === 'true') throw new Error(`the full-disk test needs root to mount a tmpfs: ${why}`);
     return { skip: why };
