@@ -1,4 +1,5 @@
 // Node configuration, as resolved from flags and SVC_* environment variables by the CLI.
+import type { FaucetKey } from './chain/faucet-key.js';
 import type { ComputeModeSetting, NetworkName } from './params.js';
 
 export interface NodeConfig {
@@ -19,8 +20,12 @@ export interface NodeConfig {
   trustProxy?: string[];
   /** Genesis file (JSON, format in src/chain/genesis.ts); required on mainnet, replaces the built-in genesis elsewhere. */
   genesisFile?: string;
-  /** Block coinbase of the solo driver (0x address); devnet and testnet default to dev account 0. */
+  /** Block coinbase of the solo driver (0x address) and the built-in testnet's genesis validator; devnet defaults to dev account 0, testnet and mainnet need it. */
   validatorAddress?: string;
+  /** Testnet faucet key (--faucet-key-file or SVC_FAUCET_PRIVATE_KEY); without it a testnet node serves no faucet. Never printed. */
+  faucetKey?: FaucetKey;
+  /** Testnet faucet address funded by the built-in genesis, for nodes that do not hold its key (default: the key's address). */
+  faucetAddress?: string;
   /** Compute mode (spec: pow by default; auto = inference when a supported model loads, else pow). */
   computeMode?: ComputeModeSetting;
   /** Inference backend of the node's models (spec SVC_INFERENCE_BACKEND). */

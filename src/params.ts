@@ -31,6 +31,10 @@ export const chain = {
   devAccountBalance: 10_000n * 10n ** 18n,
   devMnemonic: 'test test test test test test test test test test test junk',
   devAccountCount: 10,
+  /** Accounts of the dev mnemonic that testnet and mainnet refuse to fund or take as validator/faucet: Hardhat prints 20 (anvil 10), plus the devnet faucet's. */
+  publicDevAccountsChecked: 20,
+  /** The built-in testnet funds its genesis validator (--validator-address) with this, for the gas of its staking transactions. */
+  testnetValidatorBalance: 10_000n * 10n ** 18n,
   multicall3Address: '0xcA11bde05977b3631167028862bE2a173976CA11',
 } as const;
 
@@ -254,7 +258,7 @@ export const system = {
   computeAddress: '0x0000000000000000000000000000000000001002',
   /** Code placed at module addresses: 0xfe (INVALID), so contracts cannot call or pay them by mistake. */
   moduleCode: Buffer.from([0xfe]),
-  /** The devnet's genesis validator: the solo driver's default coinbase (dev account 0) with 1,000 tokens of its own. */
+  /** The built-in genesis validator (devnet: dev account 0, testnet: --validator-address) with 1,000 tokens of its own. */
   devGenesisValidator: { moniker: 'genesis', selfStake: 1_000n * 10n ** 18n, commissionBps: 1_000, maxCommissionBps: 2_000, maxChangeBpsPerDay: 100 },
 } as const;
 
@@ -266,9 +270,9 @@ export const faucet = {
   addressCooldownSeconds: 24 * 3600,
   /** Wall-clock wait before the same client IP may ask again. */
   ipCooldownSeconds: 3600,
-  /** The faucet account: index 100 of the dev mnemonic (its key is public: a devnet/testnet convenience). */
+  /** The devnet faucet account: index 100 of the dev mnemonic (its key is public; testnet's faucet key comes from its operator). */
   derivationIndex: 100,
-  /** Its genesis balance (1,000,000 tokens). */
+  /** Its genesis balance (1,000,000 tokens), on testnet that of the operator's faucet address. */
   genesisBalance: 1_000_000n * 10n ** 18n,
   /** Priority fee of faucet transfers (1 gwei). */
   tip: 10n ** 9n,

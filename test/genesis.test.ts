@@ -1,5 +1,5 @@
-// Genesis: the dev accounts of the standard test mnemonic, the built-in devnet/testnet genesis,
-// genesis files, and what a real chain database makes of them.
+// Genesis: the dev accounts of the standard test mnemonic, the built-in devnet and testnet genesis
+// (no public key funded on testnet), genesis files, and what a real chain database makes of them.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import {
   faucetAccount,
   parseNetworkGenesis,
   resolveGenesis,
+  resolveNetworkGenesis,
 } from '../src/chain/genesis.js';
 import { MULTICALL3_INIT_CODE } from '../src/chain/multicall3.js';
 import { CHAIN_ID, chain as chainParams, faucet as faucetParams, system as systemParams } from '../src/params.js';
@@ -83,7 +84,7 @@ describe('dev accounts: the standard test mnemonic at m/44\'/60\'/0\'/0/i', () =
   });
 });
 
-describe('built-in genesis of devnet and testnet', () => {
+describe('built-in genesis of the devnet', () => {
   it('uses chain id 9000 (0x2328) and the gas limit and base fee from params', () => {
     const g = devGenesis('devnet');
     assert.equal(g.chainId, 9000);
@@ -125,12 +126,120 @@ describe('built-in genesis of devnet and testnet', () => {
 
   it('is deterministic: the same spec on every call', () => {
     assert.deepEqual(devGenesis('devnet'), devGenesis('devnet'));
-    assert.deepEqual(devGenesis('testnet'), devGenesis('testnet'));
+  });
+});
+
+/** Accounts of the public mnemonic, derived by viem: the 20 Hardhat prints (anvil: the first 10) and the old faucet's index 100. */
+const PUBLIC_INDICES = [...Array.from({ length: 20 }, (_, i) => i), faucetParams.derivationIndex];
+const PUBLIC_ACCOUNTS = PUBLIC_INDICES.map((index) => ({
+  index,
+  address: mnemonicToAccount(chainParams.devMnemonic, { addressIndex: index }).address,
+}));
+const PUBLIC_BYTES = PUBLIC_ACCOUNTS.map((a) => Buffer.from(a.address.slice(2), 'hex'));
+const VALIDATOR = '0x00000000000000000000000000000000000a11ce';
+const FAUCET = '0x00000000000000000000000000000000000fa0ce';
+const testnet = { network: 'testnet' as const, chainId: CHAIN_ID.testnet, validatorAddress: VALIDATOR, faucetAddress: FAUCET };
+
+/** The alloc entries and validators of a genesis that are accounts of the public mnemonic. */
+function publicHoldings(g: { spec: { alloc: { address: Buffer; balance: bigint }[] }; validators: { operator: Buffer }[] }): string[] {
+  const found: string[] = [];
+  for (const [i, bytes] of PUBLIC_BYTES.entries()) {
+    const entry = g.spec.alloc.find((a) => a.address.equals(bytes));
+    if (entry) found.push(`alloc: public account ${PUBLIC_ACCOUNTS[i]!.index} (${entry.balance} wei)`);
+    if (g.validators.some((v) => v.operator.equals(bytes))) found.push(`validator: public account ${PUBLIC_ACCOUNTS[i]!.index}`);
+  }
+  return found;
+}
+
+describe('built-in genesis of the testnet: no public key holds anything', () => {
+  it('funds no account of the public test mnemonic (0..19 and the faucet index 100), with or without a faucet', () => {
+    assert.deepEqual(publicHoldings(resolveNetworkGenesis(testnet)), []);
+    const { faucetAddress: _, ...withoutFaucet } = testnet;
+    assert.deepEqual(publicHoldings(resolveNetworkGenesis(withoutFaucet)), []);
   });
 
-  it('gives testnet its own timestamp, so its genesis hash differs from devnet\'s', () => {
-    assert.equal(devGenesis('testnet').timestamp, chainParams.genesisTimestamp.testnet);
-    assert.notEqual(devGenesis('testnet').timestamp, devGenesis('devnet').timestamp);
+  it('registers --validator-address as the genesis validator and funds it and the faucet address, nothing else', () => {
+    const { spec, validators } = resolveNetworkGenesis(testnet);
+    assert.equal(spec.chainId, 9000);
+    assert.equal(validators.length, 1);
+    assert.equal(`0x${validators[0]!.operator.toString('hex')}`, VALIDATOR);
+    assert.equal(validators[0]!.selfStake, systemParams.devGenesisValidator.selfStake);
+    const balanceOf = (address: string) => spec.alloc.find((a) => a.address.equals(Buffer.from(address.slice(2), 'hex')))?.balance;
+    assert.equal(balanceOf(VALIDATOR), chainParams.testnetValidatorBalance);
+    assert.equal(balanceOf(FAUCET), faucetParams.genesisBalance);
+    assert.equal(balanceOf(systemParams.stakingAddress), systemParams.devGenesisValidator.selfStake);
+    // The validator, the faucet, Multicall3 and the three system modules.
+    assert.equal(spec.alloc.length, 6);
+    const { faucetAddress: _, ...withoutFaucet } = testnet;
+    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 5, 'no faucet address, no faucet account');
+  });
+
+  it('is a function of the configuration: the same settings give the same genesis, other settings another', () => {
+    assert.deepEqual(resolveNetworkGenesis(testnet), resolveNetworkGenesis({ ...testnet }));
+    assert.notDeepEqual(resolveNetworkGenesis(testnet).spec, resolveNetworkGenesis({ ...testnet, validatorAddress: FAUCET.replace('fa0ce', 'b0b00') }).spec);
+    const g = resolveNetworkGenesis(testnet).spec;
+    assert.equal(g.timestamp, chainParams.genesisTimestamp.testnet);
+    assert.notEqual(g.timestamp, devGenesis('devnet').timestamp);
+  });
+
+  it('refuses to build without --validator-address, naming the flag', () => {
+    const { validatorAddress: _, ...withoutValidator } = testnet;
+    assert.throws(() => resolveNetworkGenesis(withoutValidator), /testnet needs the validator address: pass --validator-address/);
+  });
+
+  it('refuses a public account as validator or faucet address, and the faucet at the validator\'s address', () => {
+    for (const { index, address } of [PUBLIC_ACCOUNTS[0]!, PUBLIC_ACCOUNTS.at(-1)!]) {
+      assert.throws(
+        () => resolveNetworkGenesis({ ...testnet, validatorAddress: address }),
+        new RegExp(`--validator-address ${address}: account ${index} of the public test mnemonic`),
+      );
+      assert.throws(
+        () => resolveNetworkGenesis({ ...testnet, faucetAddress: address }),
+        new RegExp(`--faucet-address ${address}: account ${index} of the public test mnemonic`),
+      );
+    }
+    assert.throws(() => resolveNetworkGenesis({ ...testnet, faucetAddress: VALIDATOR }), /is also --validator-address/);
+  });
+
+  it('refuses faucet settings on devnet and mainnet', () => {
+    assert.throws(() => resolveNetworkGenesis({ network: 'devnet', chainId: CHAIN_ID.devnet, faucetAddress: FAUCET }), /are for testnet/);
+    assert.throws(() => resolveNetworkGenesis({ network: 'mainnet', chainId: CHAIN_ID.mainnet, faucetAddress: FAUCET }), /mainnet has no faucet/);
+  });
+});
+
+describe('genesis files of testnet and mainnet: no public key', () => {
+  const dir = tempDir('svc-genesis-public-');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, json: unknown): string => {
+    const file = path.join(dir, name);
+    writeFileSync(file, JSON.stringify(json));
+    return file;
+  };
+  const validator = (operator: string) => ({ operator, moniker: 'v', selfStake: '1', commissionBps: 0, maxCommissionBps: 0, maxChangeBpsPerDay: 0 });
+
+  for (const network of ['testnet', 'mainnet'] as const) {
+    const chainId = CHAIN_ID[network];
+    it(`${network}: refuses a file that funds any public account (0..19, 100) or registers one as validator`, () => {
+      for (const { index, address } of PUBLIC_ACCOUNTS) {
+        const funds = write(`${network}-alloc-${index}.json`, { chainId, timestamp: 1, alloc: { [address]: { balance: '1' } } });
+        assert.throws(
+          () => resolveNetworkGenesis({ network, chainId, genesisFile: funds, validatorAddress: VALIDATOR }),
+          (err: unknown) => err instanceof GenesisFileError && err.message.includes(`alloc holds ${address}: account ${index} of the public test mnemonic`),
+          `${network} accepted public account ${index} in alloc`,
+        );
+      }
+      const registers = write(`${network}-validator.json`, { chainId, timestamp: 1, alloc: {}, validators: [validator(PUBLIC_ACCOUNTS[0]!.address)] });
+      assert.throws(
+        () => resolveNetworkGenesis({ network, chainId, genesisFile: registers, validatorAddress: VALIDATOR }),
+        /validators lists 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266: account 0 of the public test mnemonic/,
+      );
+    });
+  }
+
+  it('devnet keeps accepting a file that funds the dev accounts', () => {
+    const file = write('devnet.json', { chainId: 9000, timestamp: 1, alloc: { [PUBLIC_ACCOUNTS[0]!.address]: { balance: '1' } } });
+    const g = resolveNetworkGenesis({ network: 'devnet', chainId: 9000, genesisFile: file });
+    assert.equal(g.spec.alloc.find((a) => a.address.equals(PUBLIC_BYTES[0]!))!.balance, 1n);
   });
 });
 

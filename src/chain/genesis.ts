@@ -1,12 +1,22 @@
 // Genesis of each network, as the spec handed to core.Chain.open. Genesis is a pure function of the
-// network (or of the genesis file), so every start of a data directory sees the same genesis hash.
+// network and its configuration (or of the genesis file), so every start of a data directory with
+// the same settings sees the same genesis hash.
 //
-// devnet and testnet: chain id from params, the first 10 accounts of the standard test mnemonic
-// funded as Hardhat and anvil fund them, and Multicall3 at its canonical address.
+// devnet: chain id from params, the first 10 accounts of the standard test mnemonic funded as
+// Hardhat and anvil fund them, the faucet at index 100 of it, dev account 0 as genesis validator,
+// and Multicall3 at its canonical address.
 //
-// mainnet: no dev accounts, because their keys are public. Its genesis is a JSON file given with
-// --genesis <file> (SVC_GENESIS) that holds the launch allocation; the node refuses to start
-// mainnet without one. The file's format (quantities are JSON numbers, decimal strings or 0x-hex):
+// testnet: no account of that mnemonic, because their keys are public. The built-in genesis is a
+// pure function of the configuration: the validator address (--validator-address, required) is the
+// genesis validator and is funded with params.chain.testnetValidatorBalance; the faucet address
+// (--faucet-address, or the address of the operator's faucet key) gets params.faucet.genesisBalance;
+// without either faucet setting there is no faucet account. Every node of a testnet passes the same
+// validator and faucet addresses and so builds the same genesis.
+//
+// mainnet: no dev accounts either. Its genesis is a JSON file given with --genesis <file>
+// (SVC_GENESIS) that holds the launch allocation; the node refuses to start mainnet without one.
+// A file given on testnet or mainnet must not allocate to, or list as validator, a public account of
+// the dev mnemonic. The file's format (quantities are JSON numbers, decimal strings or 0x-hex):
 //   {
 //     "chainId": 9001,                          required, must equal the network's chain id
 //     "timestamp": 1767225600,                  required, unix seconds
@@ -23,24 +33,19 @@
 // Multicall3 is part of every svc network (dev tools expect it at its canonical address), so the
 // node adds it to a file's allocation unless the file allocates that address itself.
 import { readFileSync } from 'node:fs';
-import { mnemonicToSeedSync } from '@scure/bip39';
-import { HDKey } from '@scure/bip32';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { GenesisAccount, GenesisSpec } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
+import { resolveCoinbase } from '../consensus/coinbase.js';
 import { CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
-import { addressOfPublicKey, checksumAddress, parseAddress } from './address.js';
+import { checksumAddress, parseAddress } from './address.js';
+import { devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';
+import { FaucetKeyError } from './faucet-key.js';
 import { MULTICALL3_INIT_CODE } from './multicall3.js';
 
-/** One prefunded development account: its address and its (public, test-only) private key. */
-export interface DevAccount {
-  index: number;
-  /** EIP-55 checksummed address. */
-  address: string;
-  addressBytes: Buffer;
-  privateKey: `0x${string}`;
-  balance: bigint;
-}
+export { devAccounts, faucetAccount, type DevAccount } from './dev-accounts.js';
+
+/** The configuration a network's genesis is built from. */
+export type GenesisConfig = Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile' | 'validatorAddress' | 'faucetKey' | 'faucetAddress'>;
 
 /** Raised for a genesis file that cannot be read or does not follow the format above. */
 export class GenesisFileError extends Error {
@@ -53,50 +58,6 @@ export class GenesisFileError extends Error {
 /** Raised when a network cannot start from the genesis it was given (e.g. mainnet without a file). */
 export class GenesisUnavailableError extends Error {
   override readonly name = 'GenesisUnavailableError';
-}
-
-let devAccountCache: readonly DevAccount[] | undefined;
-let faucetCache: DevAccount | undefined;
-
-function deriveDevKey(index: number, balance: bigint): DevAccount {
-  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(chainParams.devMnemonic));
-  const key = root.derive(`${chainParams.devDerivationPath}${index}`);
-  if (!key.privateKey) throw new Error(`dev account ${index}: derivation gave no private key`);
-  const addressBytes = addressOfPublicKey(secp256k1.getPublicKey(key.privateKey, false));
-  return {
-    index,
-    address: checksumAddress(addressBytes),
-    addressBytes,
-    privateKey: `0x${Buffer.from(key.privateKey).toString('hex')}`,
-    balance,
-  };
-}
-
-/** The devnet/testnet faucet account (params.faucet.derivationIndex of the dev mnemonic). */
-export function faucetAccount(): DevAccount {
-  faucetCache ??= deriveDevKey(faucet.derivationIndex, faucet.genesisBalance);
-  return faucetCache;
-}
-
-/** The first params.chain.devAccountCount accounts of the standard test mnemonic (derived once, then cached). */
-export function devAccounts(): readonly DevAccount[] {
-  if (devAccountCache) return devAccountCache;
-  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(chainParams.devMnemonic));
-  const accounts: DevAccount[] = [];
-  for (let index = 0; index < chainParams.devAccountCount; index++) {
-    const key = root.derive(`${chainParams.devDerivationPath}${index}`);
-    if (!key.privateKey) throw new Error(`dev account ${index}: derivation gave no private key`);
-    const addressBytes = addressOfPublicKey(secp256k1.getPublicKey(key.privateKey, false));
-    accounts.push({
-      index,
-      address: checksumAddress(addressBytes),
-      addressBytes,
-      privateKey: `0x${Buffer.from(key.privateKey).toString('hex')}`,
-      balance: chainParams.devAccountBalance,
-    });
-  }
-  devAccountCache = Object.freeze(accounts);
-  return devAccountCache;
 }
 
 function multicall3Account(): GenesisAccount {
@@ -117,7 +78,7 @@ export interface GenesisValidator {
   maxChangeBpsPerDay: number;
 }
 
-/** The built-in networks' genesis validator: dev account 0, the solo driver's default coinbase. */
+/** The devnet's genesis validator: dev account 0, the solo driver's default coinbase. */
 export function devGenesisValidators(): GenesisValidator[] {
   return [{ operator: devAccounts()[0]!.addressBytes, ...system.devGenesisValidator }];
 }
@@ -132,11 +93,35 @@ function systemAccounts(validators: readonly GenesisValidator[]): GenesisAccount
   ];
 }
 
-/** Built-in genesis of a development network: dev accounts funded, Multicall3 deployed. */
-export function devGenesis(network: 'devnet' | 'testnet'): GenesisSpec {
+/** Built-in genesis of the devnet: dev accounts and the dev faucet funded, Multicall3 deployed. */
+export function devGenesis(network: 'devnet' = 'devnet'): GenesisSpec {
   const alloc: GenesisAccount[] = devAccounts().map((a) => ({ address: a.addressBytes, balance: a.balance }));
   const faucetAlloc = faucetAccount();
   alloc.push(multicall3Account(), ...systemAccounts(devGenesisValidators()), { address: faucetAlloc.addressBytes, balance: faucetAlloc.balance });
+  return builtInSpec(network, alloc);
+}
+
+/**
+ * Built-in genesis of the testnet: `validator` registered and funded, the faucet address (when the
+ * configuration names one) funded, Multicall3 deployed; no public key holds anything.
+ */
+export function testnetGenesis(validator: Buffer, faucetAddress: Buffer | undefined): NetworkGenesis {
+  if (faucetAddress?.equals(validator)) {
+    throw new GenesisUnavailableError(
+      `the faucet address ${checksumAddress(faucetAddress)} is also --validator-address: give the testnet faucet an account of its own`,
+    );
+  }
+  const validators: GenesisValidator[] = [{ operator: validator, ...system.devGenesisValidator }];
+  const alloc: GenesisAccount[] = [
+    multicall3Account(),
+    ...systemAccounts(validators),
+    { address: validator, balance: chainParams.testnetValidatorBalance },
+  ];
+  if (faucetAddress) alloc.push({ address: faucetAddress, balance: faucet.genesisBalance });
+  return { spec: builtInSpec('testnet', alloc), validators };
+}
+
+function builtInSpec(network: 'devnet' | 'testnet', alloc: GenesisAccount[]): GenesisSpec {
   return {
     chainId: CHAIN_ID[network],
     timestamp: chainParams.genesisTimestamp[network],
@@ -146,6 +131,44 @@ export function devGenesis(network: 'devnet' | 'testnet'): GenesisSpec {
     extraData: Buffer.from(`svc ${network}`, 'utf8'),
     alloc: sortAlloc(alloc),
   };
+}
+
+/**
+ * The testnet faucet address its genesis funds: --faucet-address, else the operator key's address,
+ * else none. Refuses faucet settings on other networks, a key that does not match --faucet-address,
+ * and a public dev account.
+ */
+export function testnetFaucetAddress(config: Pick<NodeConfig, 'network' | 'faucetKey' | 'faucetAddress'>): Buffer | undefined {
+  const { network, faucetKey } = config;
+  if (network !== 'testnet') {
+    if (faucetKey || config.faucetAddress !== undefined) {
+      throw new FaucetKeyError(
+        network === 'mainnet'
+          ? 'mainnet has no faucet: remove --faucet-key-file, SVC_FAUCET_PRIVATE_KEY and --faucet-address'
+          : "--faucet-key-file, SVC_FAUCET_PRIVATE_KEY and --faucet-address are for testnet: the devnet's faucet is its dev account (index 100 of the dev mnemonic)",
+      );
+    }
+    return undefined;
+  }
+  let address: Buffer | undefined;
+  if (config.faucetAddress !== undefined) {
+    try {
+      address = parseAddress(config.faucetAddress);
+    } catch (err) {
+      throw new FaucetKeyError(`--faucet-address: ${(err as Error).message}`);
+    }
+  }
+  if (faucetKey) {
+    if (address && !address.equals(faucetKey.addressBytes)) {
+      throw new FaucetKeyError(
+        `the faucet key's address ${faucetKey.address} is not --faucet-address ${checksumAddress(address)}: every node of a testnet must fund the same faucet address`,
+      );
+    }
+    address = faucetKey.addressBytes;
+  }
+  const refusal = address && publicKeyRefusal(faucetKey ? "the faucet key's address" : '--faucet-address', address, network);
+  if (refusal) throw new FaucetKeyError(refusal);
+  return address;
 }
 
 /** Read a genesis file (format at the top of this file) for a network with the given chain id. */
@@ -256,24 +279,42 @@ function genesisValidators(value: unknown, fail: Fail): GenesisValidator[] {
 }
 
 /** The genesis a node configuration starts from: its file when given, else the network's built-in one. */
-export function resolveGenesis(config: Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile'>): GenesisSpec {
+export function resolveGenesis(config: GenesisConfig): GenesisSpec {
   return resolveNetworkGenesis(config).spec;
 }
 
 /** The genesis with its validators: the file's when given, else the network's built-in one. */
-export function resolveNetworkGenesis(config: Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile'>): NetworkGenesis {
-  if (config.genesisFile) return parseNetworkGenesis(readGenesisJson(config.genesisFile), config.chainId, config.genesisFile);
+export function resolveNetworkGenesis(config: GenesisConfig): NetworkGenesis {
+  const faucetAddress = testnetFaucetAddress(config);
+  if (config.genesisFile) {
+    const genesis = parseNetworkGenesis(readGenesisJson(config.genesisFile), config.chainId, config.genesisFile);
+    if (config.network !== 'devnet') refusePublicKeys(genesis, config.network, config.genesisFile);
+    return genesis;
+  }
   if (config.network === 'mainnet') {
     throw new GenesisUnavailableError(
       'mainnet has no built-in genesis: pass its genesis file with --genesis <file> (or SVC_GENESIS)',
     );
   }
+  if (config.network === 'testnet') return testnetGenesis(resolveCoinbase(config), faucetAddress);
   return { spec: devGenesis(config.network), validators: devGenesisValidators() };
 }
 
-/** Whether a network is a development network whose dev accounts are funded and may be shown. */
+/** A testnet or mainnet genesis file may not fund, or register as validator, an account whose key is public. */
+function refusePublicKeys(genesis: NetworkGenesis, network: NetworkName, file: string): void {
+  for (const account of genesis.spec.alloc) {
+    const refusal = publicKeyRefusal('alloc holds', account.address, network);
+    if (refusal) throw new GenesisFileError(file, refusal);
+  }
+  for (const validator of genesis.validators) {
+    const refusal = publicKeyRefusal('validators lists', validator.operator, network);
+    if (refusal) throw new GenesisFileError(file, refusal);
+  }
+}
+
+/** Whether the network's funded dev accounts may be shown: the built-in devnet only. */
 export function hasDevAccounts(network: NetworkName, genesisFile: string | undefined): boolean {
-  return network !== 'mainnet' && !genesisFile;
+  return network === 'devnet' && !genesisFile;
 }
 
 type Fail = (reason: string) => never;

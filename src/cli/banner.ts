@@ -1,7 +1,9 @@
 // The start banner, in the spirit of anvil's: what the node runs, where it listens, and on devnet
-// the funded accounts with their (public, test-only) private keys.
+// the funded accounts with their (public, test-only) private keys. No other key is ever printed:
+// testnet shows its faucet's address only.
 import { checksumAddress } from '../chain/address.js';
 import { devAccounts, hasDevAccounts } from '../chain/genesis.js';
+import { faucetSigner } from '../rpc/svc/faucet.js';
 import type { RunningNode } from '../node.js';
 import type { NodeServices } from '../chain/services.js';
 import { chain as chainParams } from '../params.js';
@@ -45,7 +47,11 @@ export function renderBanner(node: RunningNode, version: string): string {
     row('Coinbase', checksumAddress(node.coinbase)),
     row('Compute mode', computeLine(services.compute)),
   ];
-  if (config.network === 'devnet' && hasDevAccounts(config.network, config.genesisFile)) {
+  if (config.network !== 'mainnet') {
+    const faucet = faucetSigner(config);
+    lines.push(row('Faucet', 'disabled' in faucet ? `disabled (${faucet.disabled})` : faucet.address));
+  }
+  if (hasDevAccounts(config.network, config.genesisFile)) {
     const accounts = devAccounts();
     lines.push('', 'Available Accounts', '==================');
     for (const a of accounts) lines.push(`(${a.index}) ${a.address} (${formatEther(a.balance)} ether)`);

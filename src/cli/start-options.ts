@@ -4,6 +4,7 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { NodeConfig } from '../config.js';
 import { parseAddress } from '../chain/address.js';
+import { FAUCET_KEY_ENV, FaucetKey, FaucetKeyError, readFaucetKeyFile } from '../chain/faucet-key.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { TrustedProxies, TrustedProxyError } from '../net/client-ip.js';
 import { CHAIN_ID, chain as chainParams, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
@@ -33,6 +34,8 @@ export interface StartFlags {
   rateLimitLoopbackExempt?: boolean;
   trustProxy?: string;
   validatorAddress?: string;
+  faucetKeyFile?: string;
+  faucetAddress?: string;
   computeMode: ComputeModeSetting;
   inferenceBackend: 'cpu' | 'cuda' | 'metal' | 'auto';
   modelDir: string;
@@ -107,9 +110,25 @@ export function addStartOptions(cmd: Command): Command {
         .env('SVC_TRUST_PROXY'),
     )
     .addOption(
-      new Option('--validator-address <address>', 'coinbase of produced blocks (default on devnet/testnet: dev account 0)')
+      new Option(
+        '--validator-address <address>',
+        'coinbase of produced blocks and the built-in testnet\'s genesis validator (default on devnet: dev account 0; required on testnet and mainnet)',
+      )
         .argParser(nonEmpty)
         .env('SVC_VALIDATOR_ADDRESS'),
+    )
+    .addOption(
+      new Option(
+        '--faucet-key-file <file>',
+        `testnet: file holding the faucet's private key (hex); or the key itself in ${FAUCET_KEY_ENV}. Without a key a testnet node serves no faucet`,
+      )
+        .argParser(nonEmpty)
+        .env('SVC_FAUCET_KEY_FILE'),
+    )
+    .addOption(
+      new Option('--faucet-address <address>', 'testnet: faucet address the built-in genesis funds, on nodes without its key (default: the key\'s address)')
+        .argParser(nonEmpty)
+        .env('SVC_FAUCET_ADDRESS'),
     )
     .addOption(
       new Option('--compute-mode <mode>', 'compute contribution: pow, inference, or auto (inference if a supported model loads, else pow)')
@@ -191,5 +210,25 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
       throw err;
     }
   }
+  if (flags.faucetAddress !== undefined) config.faucetAddress = flags.faucetAddress;
+  const faucetKey = resolveFaucetKey(flags.faucetKeyFile, env, cwd);
+  if (faucetKey) config.faucetKey = faucetKey;
   return config;
+}
+
+/** The operator's faucet key from --faucet-key-file (SVC_FAUCET_KEY_FILE) or SVC_FAUCET_PRIVATE_KEY; never both. */
+function resolveFaucetKey(file: string | undefined, env: NodeJS.ProcessEnv, cwd: string): FaucetKey | undefined {
+  const inline = env[FAUCET_KEY_ENV];
+  const hasInline = inline !== undefined && inline !== '';
+  if (file !== undefined && hasInline) {
+    throw new UsageError(`give the faucet key once: --faucet-key-file (SVC_FAUCET_KEY_FILE) or ${FAUCET_KEY_ENV}, not both`);
+  }
+  try {
+    if (file !== undefined) return readFaucetKeyFile(path.resolve(cwd, file));
+    if (hasInline) return new FaucetKey(inline, FAUCET_KEY_ENV);
+  } catch (err) {
+    if (err instanceof FaucetKeyError) throw new UsageError(err.message);
+    throw err;
+  }
+  return undefined;
 }

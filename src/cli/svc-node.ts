@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // svc-node: run a node of the svc chain. Exit codes: 0 done, 1 runtime failure, 2 bad flags or environment.
 import { Command, CommanderError } from 'commander';
+import { FaucetKeyError } from '../chain/faucet-key.js';
 import { GenesisFileError, GenesisUnavailableError, resolveGenesis } from '../chain/genesis.js';
 import { resolveCoinbase, ValidatorAddressError } from '../consensus/coinbase.js';
 import { createLogger } from '../log.js';
@@ -76,6 +77,7 @@ async function main(argv: string[]): Promise<void> {
       err instanceof UsageError ||
       err instanceof GenesisUnavailableError ||
       err instanceof GenesisFileError ||
+      err instanceof FaucetKeyError ||
       err instanceof ValidatorAddressError;
     process.stderr.write(`svc-node: error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(usage ? EXIT_USAGE : EXIT_FAILURE);

@@ -1,8 +1,11 @@
 // svc_requestFaucet: devnet and testnet hand out a fixed amount from the faucet account, at most
-// once per address and per client IP within their cooldowns. Mainnet has no faucet (-32004).
-import { privateKeyToAccount } from 'viem/accounts';
+// once per address and per client IP within their cooldowns. The built-in devnet signs with its
+// public dev faucet key; a testnet node only with the key its operator gave (--faucet-key-file or
+// SVC_FAUCET_PRIVATE_KEY), and without one answers -32004 saying so. Mainnet has no faucet (-32004).
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { checksumAddress } from '../../chain/address.js';
-import { faucetAccount } from '../../chain/genesis.js';
+import { faucetAccount } from '../../chain/dev-accounts.js';
+import type { NodeConfig } from '../../config.js';
 import type { NodeServices } from '../../chain/services.js';
 import { faucet as faucetParams } from '../../params.js';
 import { FaucetCooldownError, MethodNotSupportedError, TransactionRejectedError } from '../errors.js';
@@ -10,22 +13,45 @@ import { toData, toQuantity } from '../hex.js';
 import { method, required, type MethodTable } from '../method.js';
 import { parseAddress } from '../validate.js';
 
+/** The key the faucet signs with, or why this node serves no faucet. */
+export function faucetSigner(
+  config: Pick<NodeConfig, 'network' | 'genesisFile' | 'faucetKey'>,
+): { privateKey: `0x${string}`; address: string } | { disabled: string } {
+  if (config.network === 'mainnet') return { disabled: 'mainnet has no faucet' };
+  if (config.network === 'testnet') {
+    if (config.faucetKey) return { privateKey: config.faucetKey.privateKey(), address: config.faucetKey.address };
+    return { disabled: 'this testnet node has no faucet key: its operator starts it with --faucet-key-file <file> or SVC_FAUCET_PRIVATE_KEY' };
+  }
+  if (config.genesisFile) return { disabled: 'the devnet faucet serves the built-in devnet genesis only' };
+  const dev = faucetAccount();
+  return { privateKey: dev.privateKey, address: dev.address };
+}
+
 /** Last funding times (wall clock, milliseconds) by address and by IP; entries past their cooldown are forgotten. */
 export class Faucet {
   private readonly byAddress = new Map<string, number>();
   private readonly byIp = new Map<string, number>();
+  private readonly signer: PrivateKeyAccount | undefined;
+  private readonly disabled: string | undefined;
 
   constructor(
     private readonly services: NodeServices,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    const signer = faucetSigner(services.config);
+    if ('disabled' in signer) {
+      this.disabled = signer.disabled;
+      if (services.config.network === 'testnet') services.log.warn({ reason: signer.disabled }, 'faucet disabled');
+    } else {
+      this.signer = privateKeyToAccount(signer.privateKey);
+    }
+  }
 
   /** Sends params.faucet.amount to `to`; returns the transaction hash. */
   async fund(to: Buffer, ip: string): Promise<{ hash: Buffer; amount: bigint }> {
     const { config, chain, mempool } = this.services;
-    if (config.network === 'mainnet' || config.genesisFile) {
-      throw new MethodNotSupportedError('svc_requestFaucet', 'the faucet serves the built-in devnet and testnet only');
-    }
+    const signer = this.signer;
+    if (!signer) throw new MethodNotSupportedError('svc_requestFaucet', this.disabled ?? 'no faucet');
     const now = this.now();
     this.forget(now);
     const addressKey = to.toString('hex');
@@ -35,13 +61,11 @@ export class Faucet {
     const ipWait = wait(this.byIp.get(ip), faucetParams.ipCooldownSeconds);
     if (ipWait > 0) throw new FaucetCooldownError('IP', ipWait);
 
-    const account = faucetAccount();
-    const signer = privateKeyToAccount(account.privateKey);
     const baseFee = chain.nextBaseFee();
     const signed = await signer.signTransaction({
       type: 'eip1559',
       chainId: config.chainId,
-      nonce: Number(mempool.pendingNonce(account.addressBytes)),
+      nonce: Number(mempool.pendingNonce(Buffer.from(signer.address.slice(2), 'hex'))),
       to: checksumAddress(to) as `0x${string}`,
       value: faucetParams.amount,
       gas: 21_000n,
