@@ -36,4 +36,6 @@ export interface NodeConfig {
   models?: string[];
   /** Threads of the proof-of-work search in pow mode. */
   powThreads?: number;
+  /** Share of miners' proofs re-executed before this node accepts them, basis points (--proof-precheck-rate; default params.proofPrecheck.rateBps). */
+  proofPrecheckBps?: number;
 }

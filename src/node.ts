@@ -95,6 +95,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       modelDir: config.modelDir ?? '/models',
       ...(config.models ? { models: config.models } : {}),
       powThreads: config.powThreads ?? 1,
+      ...(config.proofPrecheckBps !== undefined ? { proofPrecheckBps: config.proofPrecheckBps } : {}),
       log,
     });
     registerComputeMetrics(metrics.registry, app, compute);

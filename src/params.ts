@@ -164,7 +164,13 @@ export interface StakingParams {
   readonly spotCheckJailSeconds: number;
   readonly blockReward: bigint;
   readonly treasuryShareBps: number;
+  /** Base share of each block reward paid to inference miners (spec: 15%); it grows with the active miners (inferenceMinersShareBps() in modules/staking/rewards.ts). */
   readonly inferenceMinersShareBps: number;
+  /** Active miners (an accepted proof in the score window, not jailed) the base share covers; each one more adds inferenceMinersShareStepBps. */
+  readonly inferenceMinersShareBaseMiners: number;
+  readonly inferenceMinersShareStepBps: number;
+  /** Cap of the grown share (governable: a parameter of the chain, like every share here). */
+  readonly inferenceMinersShareMaxBps: number;
   readonly rewardMultiplierMinBps: number;
   readonly rewardMultiplierMaxBps: number;
   readonly targetStakeRatioBps: number;
@@ -225,8 +231,13 @@ export const staking = {
   blockReward: 2n * 10n ** 18n,
   /** Part of each block reward sent to the treasury (10%). */
   treasuryShareBps: 1_000,
-  /** Part of each block reward paid to proof-submitting inference miners (spec: 15%). */
+  /** Part of each block reward paid to proof-submitting inference miners (spec: 15%) with up to 10 active miners... */
   inferenceMinersShareBps: 1_500,
+  inferenceMinersShareBaseMiners: 10,
+  /** ...plus 0.5 percentage points per active miner beyond them (spec: "a larger number of active miners enlarges the inference miner pool share")... */
+  inferenceMinersShareStepBps: 50,
+  /** ...up to 25% (reached at 30 active miners); validators keep at least 65% with the treasury's 10%. */
+  inferenceMinersShareMaxBps: 2_500,
   /** Block-reward multiplier at a stake ratio of zero (spec: 0.5x). */
   rewardMultiplierMinBps: 5_000,
   /** Block-reward multiplier at and above the target stake ratio (spec: 1.5x). */
@@ -437,3 +448,15 @@ export const compute = {
   maxSharesPerBlock: 256,
   gas: { submitTask: 60_000 },
 } as const satisfies ComputeParams;
+
+/**
+ * A validator's own policy for the proofs it relays: not consensus, each node chooses (docs/compute.md,
+ * "Pre-check"). A failed spot-check slashes the validator the proof came through, so it re-executes a
+ * share of proofs before accepting them.
+ */
+export const proofPrecheck = {
+  /** Share of proofs re-executed before acceptance (--proof-precheck-rate): 5x the spec's 5% spot-check rate. */
+  rateBps: 2_500,
+  /** Miners that failed this node's pre-check, remembered (oldest forgotten first) so every later proof of theirs is re-executed. */
+  maxSuspects: 10_000,
+} as const;

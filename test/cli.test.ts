@@ -6,7 +6,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveStartConfig, type StartFlags } from '../src/cli/start-options.js';
+import { proofPrecheckRate, resolveStartConfig, type StartFlags } from '../src/cli/start-options.js';
 import { SVC_MINER, SVC_NODE, cleanEnv } from './support/cli-process.js';
 
 const RUN_TIMEOUT_MS = 30_000;
@@ -121,6 +121,8 @@ describe('svc-node start: bad flags and environment exit 2 with a clear message'
     ['an unknown flag', ['--rpc-prot', '1'], {}, /unknown option '--rpc-prot'/],
     ['mainnet without a genesis file', ['--network', 'mainnet'], {}, /mainnet has no built-in genesis: pass its genesis file with --genesis <file>/],
     ['a genesis file that does not exist', ['--genesis', 'no-such-genesis.json'], {}, /genesis file .*no-such-genesis\.json: cannot read it \(ENOENT\)/],
+    ['a pre-check rate above 1', ['--proof-precheck-rate', '1.5'], {}, /option '--proof-precheck-rate <rate>' argument '1\.5' is invalid\. expected a fraction from 0 to 1/],
+    ['a pre-check rate from the environment that is not a number', [], { SVC_PROOF_PRECHECK_RATE: 'often' }, /SVC_PROOF_PRECHECK_RATE/],
   ];
   for (const [what, args, env, message] of cases) {
     it(`rejects ${what}`, async () => {
@@ -153,6 +155,7 @@ describe('svc-node start: the loopback rate-limit exemption follows the network 
     inferenceBackend: 'auto',
     modelDir: '/models',
     powThreads: 1,
+    proofPrecheckRate: 2_500,
     ...over,
   });
 
@@ -169,6 +172,13 @@ describe('svc-node start: the loopback rate-limit exemption follows the network 
       resolveStartConfig(flags({ rateLimitLoopbackExempt: true }), { SVC_RATE_LIMIT_LOOPBACK_EXEMPT: 'false' }, '/').rateLimitExemptLoopback,
       true,
     );
+  });
+
+  it('reads --proof-precheck-rate as a fraction or a percentage, in basis points', () => {
+    const ok: [string, number][] = [['0', 0], ['0.25', 2_500], ['1', 10_000], ['1.0000', 10_000], ['0.0001', 1], [' 0.1 ', 1_000], ['25%', 2_500], ['100%', 10_000], ['0.5%', 50], ['5%', 500]];
+    for (const [text, bps] of ok) assert.equal(proofPrecheckRate(text), bps, text);
+    for (const bad of ['1.5', '101%', '-0.1', '.5', '0.00001', '0.001%', 'often', '', '1e-2', '0x10']) assert.throws(() => proofPrecheckRate(bad), /expected a fraction from 0 to 1/, bad);
+    assert.equal(resolveStartConfig(flags({ proofPrecheckRate: 1_000 }), {}, '/').proofPrecheckBps, 1_000);
   });
 
   it('puts the data directory under ./.svc-data/<network> of the working directory by default', () => {

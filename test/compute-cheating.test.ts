@@ -3,11 +3,13 @@
 // compute-miner.ts; no svc-miner process) over JSON-RPC, with blocks made one at a time on a test
 // clock. The contract is docs/compute.md: a bad signature, an unapproved model, another miner's
 // task, a replayed proof and malformed fields are refused at submission and change nothing; a
-// different model and a perturbed output pass the submission checks and are caught by the
-// spot-check: the miner is jailed for 6 hours of block time (no tasks, every proof refused), and a
-// miner whose wallet is a validator also loses exactly 5% of its stake and is jailed through
-// staking in the next block; once the block time reaches the end of its jail, the miner gets tasks
-// again and its proofs are accepted. An honest miner works through all of it and passes every check.
+// different model and a perturbed output pass the submission checks (this node's pre-check is off,
+// so it relays them) and are caught by the spot-check: the miner is jailed for 6 hours of block time
+// (no tasks, every proof refused), and the validator that relayed the proof (the node's) loses
+// exactly 5% of its stake and is jailed 6 hours through staking in the next block, while a miner
+// whose wallet is a validator keeps its stake (the spec names the relaying validator); once the
+// block time reaches the end of its jail, the miner gets tasks again and its proofs are accepted. An
+// honest miner works through all of it and passes every check.
 // Skipped where the inference addon or the svc-embed-small files are absent.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,7 +39,7 @@ import { repoRoot } from './support/repo.js';
 import { svcDevnet } from './support/viem-chain.js';
 
 const ETHER = 10n ** 18n;
-/** docs/compute.md: a failed spot-check jails the miner (and its validator) for 6 hours of block time. */
+/** docs/compute.md: a failed spot-check jails the miner, and the validator it came through, for 6 hours of block time. */
 const JAIL_SECONDS = 21_600;
 const UNAPPROVED = 'svc-embed-large@v1.0';
 const STAKING_ABI = JSON.parse(readFileSync(path.join(repoRoot(), 'abi', 'staking.json'), 'utf8')) as Abi;
@@ -228,6 +230,8 @@ describe('cheating inference miners', { skip }, () => {
       modelDir: testModelDir(),
       models: [SMALL],
       inferenceBackend: 'cpu',
+      // The node relays every proof unchecked, so that the cheats reach the chain (test/compute-precheck.test.ts covers the pre-check).
+      proofPrecheckBps: 0,
     });
     node = await startNode(config, { computeParams: COMPUTE, stakingParams: STAKING, now: () => clockMs });
     client = createPublicClient({ chain: svcDevnet(node.rpcUrl), transport: http(node.rpcUrl) });
@@ -369,7 +373,7 @@ describe('cheating inference miners', { skip }, () => {
     });
   });
 
-  describe('caught by the forced spot-check: jailed 6 hours, slashed 5% when the wallet has stake', () => {
+  describe('caught by the forced spot-check: the miner jailed 6 hours, the validator that relayed it slashed 5% and jailed 6 hours', () => {
     /** Jail ends (block time), and the epochs and verdict blocks of the cheating proofs, for the release test. */
     const jail = { differ: 0, perturb: 0 };
     const proofEpoch = { differ: 0, perturb: 0 };
@@ -421,7 +425,7 @@ describe('cheating inference miners', { skip }, () => {
       return info.jailedUntil;
     }
 
-    it('a different model (random weights of the same shape, self-consistent output hash): miner jailed, its validator slashed 5% and jailed', async (t) => {
+    it('a different model (random weights of the same shape, self-consistent output hash): miner jailed, the relaying validator slashed 5% and jailed, the miner\'s own stake untouched', async (t) => {
       const [task, keep] = await provable(differ);
       kept.differ = keep!;
       const [cheat] = await differ.run(otherModel, [task!]);
@@ -434,35 +438,40 @@ describe('cheating inference miners', { skip }, () => {
       );
       assert.equal(local.accepted, false);
 
-      const stake0 = BigInt((await validatorOf(differ.address)).totalStake);
-      assert.equal(stake0, 10n * ETHER);
+      const stake0 = BigInt((await validatorOf(validator)).totalStake);
+      assert.equal(stake0, system.devGenesisValidator.selfStake);
+      assert.equal(BigInt((await validatorOf(differ.address)).totalStake), 10n * ETHER);
       const c = await caught(differ, task!, cheat!);
       assert.ok(c.result.cosine < 0.999, `cosine ${c.result.cosine}`);
       jail.differ = await jailed(differ, c.verdict.timestamp, keep!);
       proofEpoch.differ = Math.floor(c.included.number / EPOCH);
       verdictBlock.differ = c.verdict.number;
 
-      // The staking penalty is ordered by the verdict block and applied by the next one.
-      let v = await validatorOf(differ.address);
+      // The staking penalty is ordered by the verdict block and applied by the next one, to the validator the proof came through.
+      let v = await validatorOf(validator);
       assert.equal(BigInt(v.totalStake), stake0, 'not slashed in the verdict block');
       assert.notEqual(v.status, 'jailed');
       const penalty = await block();
-      v = await validatorOf(differ.address);
+      v = await validatorOf(validator);
       const stake1 = BigInt(v.totalStake);
-      assert.equal(stake0 - stake1, (stake0 * 500n) / 10_000n, 'exactly 5% of the stake is burned');
-      assert.equal(stake1, parseEther('9.5'));
+      assert.equal(stake0 - stake1, (stake0 * 500n) / 10_000n, 'exactly 5% of the relaying validator\'s stake is burned');
+      assert.equal(stake1, parseEther('950'));
       assert.equal(v.status, 'jailed');
       assert.equal(Number(v.jailedUntil), penalty.timestamp + JAIL_SECONDS);
+      // The miner's wallet is a validator too, but the spec's penalty is the relaying validator's: its stake and status stay.
+      const own = await validatorOf(differ.address);
+      assert.equal(BigInt(own.totalStake), 10n * ETHER, 'the cheating miner\'s own validator is not slashed');
+      assert.equal(own.status, 'active');
       // Still refused after the penalty block.
       assert.equal((await differ.tasks()).miner.status, 'jailed');
       t.diagnostic(
         `different model: proof ${c.proofId} included at block ${c.included.number}, verdict at block ${c.verdict.number} ` +
           `(t=${c.verdict.timestamp}): cosine ${c.result.cosine}, max |dq| ${c.result.maxAbsDiff}; miner jailed until ${jail.differ}; ` +
-          `validator stake ${stake0} -> ${stake1} wei at block ${penalty.number}, jailed until ${Number(v.jailedUntil)}`,
+          `relaying validator stake ${stake0} -> ${stake1} wei at block ${penalty.number}, jailed until ${Number(v.jailedUntil)}`,
       );
     });
 
-    it('a perturbed output (honest vector, 6 components moved 3 steps, hash recomputed): miner without stake is only jailed', async (t) => {
+    it('a perturbed output (honest vector, 6 components moved 3 steps, hash recomputed): miner without stake jailed, the relaying validator slashed 5% again', async (t) => {
       const [task, keep] = await provable(perturb);
       kept.perturb = keep!;
       const [real] = await perturb.run(realModel, [task!]);
@@ -476,13 +485,21 @@ describe('cheating inference miners', { skip }, () => {
       assert.deepEqual([local.accepted, local.hashMatches, local.maxAbsDiff], [false, true, 3]);
 
       await assert.rejects(validatorOf(perturb.address), { code: -32001 }, 'the wallet is not a validator');
+      const stake0 = BigInt((await validatorOf(validator)).totalStake);
       const c = await caught(perturb, task!, cheat);
       assert.ok(c.result.maxAbsDiff >= 3, `max |dq| ${c.result.maxAbsDiff}`);
       jail.perturb = await jailed(perturb, c.verdict.timestamp, keep!);
       proofEpoch.perturb = Math.floor(c.included.number / EPOCH);
       verdictBlock.perturb = c.verdict.number;
-      await block();
-      // Only jailed: not a validator, and its balance is untouched by the verdict and the block after it.
+      assert.equal(BigInt((await validatorOf(validator)).totalStake), stake0, 'not slashed in the verdict block');
+      const penalty = await block();
+      // The relaying validator (already jailed) loses 5% of what it has left; its jail runs 6 hours from this block.
+      const v = await validatorOf(validator);
+      assert.equal(stake0 - BigInt(v.totalStake), (stake0 * 500n) / 10_000n);
+      assert.equal(BigInt(v.totalStake), parseEther('902.5'));
+      assert.equal(v.status, 'jailed');
+      assert.equal(Number(v.jailedUntil), penalty.timestamp + JAIL_SECONDS);
+      // The miner is only jailed: not a validator, and its balance is untouched by the verdict and the block after it.
       await assert.rejects(validatorOf(perturb.address), { code: -32001 });
       assert.equal(await client.getBalance({ address: perturb.address }), c.balanceBeforeVerdict);
       assert.equal((await perturb.tasks()).miner.status, 'jailed');
@@ -550,8 +567,9 @@ describe('cheating inference miners', { skip }, () => {
         assert.equal(info.spotChecksPassed, COMPUTE.challengeTasksPerMiner);
         assert.equal(info.spotChecksFailed, 1);
       }
-      // The validator's staking jail is its own: it stays jailed until it sends unjail.
-      assert.equal((await validatorOf(differ.address)).status, 'jailed');
+      // The relaying validator's staking jail is its own: it stays jailed until it sends unjail; the miner's validator was never jailed.
+      assert.equal((await validatorOf(validator)).status, 'jailed');
+      assert.equal((await validatorOf(differ.address)).status, 'active');
       t.diagnostic(
         `no task for the jailed miner at the epoch start at block ${epochStart}; released at t=${jail.differ} and t=${jail.perturb}; ` +
           `${submitted.length} proofs accepted at block ${included.number} and passed their spot-checks`,

@@ -6,7 +6,10 @@
 // negative, the compute module holds exactly the miners' pool plus the fees of public tasks not yet
 // paid nor refunded, the pool paid in the block is split by FLOPs to the wei (floor shares, the
 // remainder to the most FLOPs), and each miner's wallet moved by exactly its rewards and fee
-// payouts of the block. Which proofs the block accepts is predicted from the state before it.
+// payouts of the block. Which proofs the block accepts is predicted from the state before it. The
+// miners' share of the minted reward follows the rule of docs/staking.md (it grows with the miners
+// that had a proof accepted in the score window, up to its cap), and a block after failed
+// spot-checks slashes the validator the proofs came through (the node's) by exactly 5% and jails it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,7 +42,14 @@ const SMALL = 'svc-embed-small@v1.0';
 const MEDIUM = 'svc-embed-medium@v1.0'; // no miner loads it: its tasks wait and are refunded
 const CLASSIFY = 'svc-classify-small@v1.0'; // Warm
 
-const STAKING: StakingParams = { ...defaultStaking, epochLengthBlocks: 5 };
+/** The miners' share grows from 15% by 1.5 points per active miner beyond the first, up to 19.5% (4 miners): the test's few miners reach the cap. */
+const STAKING: StakingParams = {
+  ...defaultStaking,
+  epochLengthBlocks: 5,
+  inferenceMinersShareBaseMiners: 1,
+  inferenceMinersShareStepBps: 150,
+  inferenceMinersShareMaxBps: 1_950,
+};
 const COMPUTE: ComputeParams = {
   ...defaultCompute,
   spotCheckBps: 3_000,
@@ -85,7 +95,8 @@ describe('random compute operations through blocks keep the supply and split eve
       return out;
     };
 
-    const { chain, mempool } = node.services;
+    const { chain } = node.services;
+    const mempool = node.mempool;
     const app = node.app;
     const compute = app.compute;
     const validator = `0x${node.coinbase.toString('hex')}` as Address;
@@ -120,6 +131,8 @@ describe('random compute operations through blocks keep the supply and split eve
     let queuedProofs: { proof: QueuedProof; kind: ProofKind }[] = [];
     let queuedVerdicts: { proofId: Hex; passed: boolean; pendingBefore: boolean }[] = [];
     let queuedRegs = new Map<Address, QueuedRegistration>();
+    /** Failed spot-checks decided in the last block: the next block slashes the validator they came through. */
+    let failedLastBlock: Hex[] = [];
 
     const counts = {
       blocks: 0,
@@ -140,6 +153,8 @@ describe('random compute operations through blocks keep the supply and split eve
       verdictsFailed: 0,
       verdictsIgnored: 0,
       checksExpired: 0,
+      validatorSlashes: 0,
+      sharesByMiners: new Map<number, number>(),
       refunds: 0,
       publicAssigned: 0,
       challengeAssigned: 0,
@@ -357,6 +372,15 @@ describe('random compute operations through blocks keep the supply and split eve
         }),
       );
       const pendingBefore = new Set(compute.spotChecksPending);
+      const burnedBefore = app.staking.state.totals().burned;
+      const stakeBefore = structuredClone(app.staking.state.validator(validator)!);
+      // Active miners for the reward split: an accepted proof in this epoch or the one before, not jailed at the block's time.
+      const activeMiners = [...minerBefore.values()].filter(
+        ({ record: m }) => m !== undefined && m.jailedUntil <= now && m.window.some((w) => w.epoch > epoch - COMPUTE.scoreWindowEpochs && w.epoch <= epoch && w.flops > 0n),
+      ).length;
+      const shareBps = BigInt(
+        Math.min(STAKING.inferenceMinersShareMaxBps, STAKING.inferenceMinersShareBps + STAKING.inferenceMinersShareStepBps * Math.max(0, activeMiners - STAKING.inferenceMinersShareBaseMiners)),
+      );
       // Drawn checks nobody decided in time: closed by this block's beginBlock, before any verdict.
       const timingOut = new Set([...pendingBefore].filter((id) => compute.proof(id)!.includedAt + COMPUTE.spotCheckTimeoutBlocks <= h));
       const parentProofs = [...proofsOfBlock(parent.number)];
@@ -482,10 +506,33 @@ describe('random compute operations through blocks keep the supply and split eve
         if (fee > 0n) unpaid.add(p.id);
       }
 
-      // The miners' pool: this block's 15% of the minted reward plus what earlier blocks left.
-      const minted = app.supply() - supplyBefore + BigInt(head.gasUsed) * head.baseFeePerGas;
+      // The miners' pool: this block's share of the minted reward (grown with the active miners) plus what earlier blocks left.
+      const burned = app.staking.state.totals().burned - burnedBefore;
+      const minted = app.supply() - supplyBefore + BigInt(head.gasUsed) * head.baseFeePerGas + burned;
       assert.ok(minted > 0n, `${where}: minted ${minted}`);
-      const pool = poolBefore + (minted * BigInt(STAKING.inferenceMinersShareBps)) / 10_000n;
+      const pool = poolBefore + (minted * shareBps) / 10_000n;
+      counts.sharesByMiners.set(activeMiners, (counts.sharesByMiners.get(activeMiners) ?? 0) + 1);
+
+      // The validator the last block's failed proofs came through (this node's) loses exactly 5% of its stake and is jailed 6 hours; no other block slashes it.
+      const stake = app.staking.state.validator(validator)!;
+      if (failedLastBlock.length > 0) {
+        const cut = (stakeBefore.tokens * BigInt(STAKING.spotCheckSlashBps)) / 10_000n;
+        assert.equal(stake.tokens, stakeBefore.tokens - cut, `${where}: the relaying validator loses 5% of its stake`);
+        assert.equal(burned, cut, `${where}: the slash is burned`);
+        assert.equal(stake.slashes.length, stakeBefore.slashes.length + 1, `${where}: one slash for the block's failed proofs`);
+        const slash = stake.slashes.at(-1)!;
+        assert.equal(slash.height, h);
+        assert.equal(slash.fractionBps, STAKING.spotCheckSlashBps);
+        assert.equal(slash.infractionHeight, Math.min(...failedLastBlock.map((id) => compute.proof(id)!.includedAt)));
+        assert.ok(slash.reason.includes(failedLastBlock[0]!), `${where}: reason ${slash.reason}`);
+        assert.equal(stake.status, 'jailed');
+        assert.equal(stake.jailedUntil, Math.max(stakeBefore.jailedUntil, now + STAKING.spotCheckJailSeconds));
+        counts.validatorSlashes++;
+      } else {
+        assert.equal(stake.tokens, stakeBefore.tokens, `${where}: no failed spot-check, no slash`);
+        assert.equal(stake.slashes.length, stakeBefore.slashes.length);
+        assert.equal(burned, 0n);
+      }
       const rewards = accepted.reduce((s, p) => s + p.blockReward, 0n);
       if (accepted.length > 0) {
         assert.equal(rewards, pool, `${where}: the whole pool is paid`);
@@ -556,6 +603,8 @@ describe('random compute operations through blocks keep the supply and split eve
         }
       }
       assert.equal(decided.length, verdictsNow.filter((v) => v.pendingBefore && !timingOut.has(v.proofId)).length);
+      failedLastBlock = decided.filter((p) => p.spotCheck === 'failed').map((p) => p.id);
+      for (const id of failedLastBlock) assert.equal(compute.proof(id)!.validator, validator);
 
       // Fees paid in this block: only past the draw (not selected) or after a passed check.
       const paid = new Map<Hex, { miner: Address; feeMiner: bigint; feeValidator: bigint; feeTreasury: bigint }>();
@@ -710,8 +759,15 @@ describe('random compute operations through blocks keep the supply and split eve
         `${counts.proofsQueued} proofs queued (${counts.invalidQueued} invalid): ${counts.accepted} accepted, ${counts.dropped} dropped, ${counts.uncertain} not predicted; ` +
         `${counts.multiProofBlocks} blocks split among several proofs (${counts.remainderWei} wei of remainders), ${counts.poolCarried} carried the pool; ` +
         `${counts.feesPaid} fees paid; verdicts ${counts.verdictsPassed} passed, ${counts.verdictsFailed} failed, ${counts.verdictsIgnored} ignored, ${counts.checksExpired} checks closed undecided; ` +
-        `${counts.refunds} blocks with refunds; assigned ${counts.publicAssigned} public, ${counts.challengeAssigned} challenge`,
+        `${counts.refunds} blocks with refunds; assigned ${counts.publicAssigned} public, ${counts.challengeAssigned} challenge; ` +
+        `${counts.validatorSlashes} slashes of the relaying validator; blocks by active miners ${JSON.stringify(Object.fromEntries([...counts.sharesByMiners].sort((a, b) => a[0] - b[0])))}`,
     );
+    // The share rule was exercised at its base, on its way up and at its cap; every failing block was followed by a slash.
+    const seen = [...counts.sharesByMiners.keys()];
+    assert.ok(seen.some((n) => n <= STAKING.inferenceMinersShareBaseMiners), 'blocks at the base share');
+    assert.ok(seen.some((n) => n > STAKING.inferenceMinersShareBaseMiners && n < 4), 'blocks with a grown share below the cap');
+    assert.ok(seen.some((n) => n >= 4), 'blocks at the cap');
+    assert.ok(counts.validatorSlashes > 0, 'the relaying validator was slashed');
     assert.ok(counts.blocks >= 100, `${counts.blocks} blocks`);
     assert.ok(counts.accepted > 50 && counts.dropped > 10, 'proofs accepted and dropped');
     assert.ok(counts.multiProofBlocks > 5);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { staking, type StakingParams } from '../src/params.js';
 import { StakingLedger } from '../src/modules/staking/ledger.js';
 import { StakingRecordError } from '../src/modules/staking/codec.js';
-import { blockRewardFor, rewardMultiplierBps, splitBlockReward } from '../src/modules/staking/rewards.js';
+import { blockRewardFor, inferenceMinersShareBps, rewardMultiplierBps, splitBlockReward } from '../src/modules/staking/rewards.js';
 import { downtimePenalty, spotCheckPenalty } from '../src/modules/staking/penalties.js';
 import { epochOfHeight, isEpochLastBlock } from '../src/modules/staking/epoch.js';
 import type { Address, Applied, LedgerResult, ValidatorDescription } from '../src/modules/staking/types.js';
@@ -489,6 +489,39 @@ describe('block reward', () => {
       const s = splitBlockReward(minted, PARAMS);
       assert.equal(s.treasury + s.inferenceMiners + s.validators, minted);
     }
+  });
+
+  it('grows the miners\' share from 15% by 0.5 points per active miner beyond 10, up to 25% (docs/staking.md)', () => {
+    // The default rule at counts below, at, just past and well past its base, at the cap and beyond it.
+    const expected: [number, number][] = [[0, 1_500], [1, 1_500], [10, 1_500], [11, 1_550], [12, 1_600], [20, 2_000], [29, 2_450], [30, 2_500], [31, 2_500], [1_000, 2_500], [1_000_000_000, 2_500]];
+    for (const [miners, bps] of expected) assert.equal(inferenceMinersShareBps(miners, PARAMS), bps, `${miners} active miners`);
+    let previous = 0;
+    for (let n = 0; n <= 60; n++) {
+      const bps = inferenceMinersShareBps(n, PARAMS);
+      assert.ok(bps >= previous && bps >= PARAMS.inferenceMinersShareBps && bps <= PARAMS.inferenceMinersShareMaxBps, `${n}: ${bps}`);
+      previous = bps;
+    }
+    // Another chain's parameters: growth from the first miner, a cap that is not a multiple of the step.
+    const other = { ...PARAMS, inferenceMinersShareBps: 1_000, inferenceMinersShareBaseMiners: 0, inferenceMinersShareStepBps: 300, inferenceMinersShareMaxBps: 2_000 };
+    assert.deepEqual([0, 1, 2, 3, 4, 9].map((n) => inferenceMinersShareBps(n, other)), [1_000, 1_300, 1_600, 1_900, 2_000, 2_000]);
+    for (const bad of [-1, 1.5, Number.NaN]) assert.throws(() => inferenceMinersShareBps(bad, PARAMS), RangeError);
+  });
+
+  it('splits with the grown share exactly, and refuses shares that leave validators less than nothing', () => {
+    const minted = 2n * ETHER + 7n;
+    for (const miners of [0, 11, 20, 30, 100]) {
+      const bps = inferenceMinersShareBps(miners, PARAMS);
+      const s = splitBlockReward(minted, PARAMS, bps);
+      assert.equal(s.inferenceMiners, (minted * BigInt(bps)) / 10_000n);
+      assert.equal(s.treasury, (minted * 1_000n) / 10_000n);
+      assert.equal(s.treasury + s.inferenceMiners + s.validators, minted);
+    }
+    assert.deepEqual(splitBlockReward(2n * ETHER, PARAMS, 2_500), { treasury: ETHER / 5n, inferenceMiners: ETHER / 2n, validators: (13n * ETHER) / 10n });
+    assert.throws(() => splitBlockReward(minted, PARAMS, 9_001), RangeError);
+    assert.throws(() => splitBlockReward(minted, PARAMS, -1), RangeError);
+    // A chain whose cap would leave the validators less than nothing, or whose cap is below its base, does not start.
+    assert.throws(() => new StakingLedger({ ...PARAMS, inferenceMinersShareMaxBps: 9_500 }), /basis-point shares above 10000/);
+    assert.throws(() => new StakingLedger({ ...PARAMS, inferenceMinersShareMaxBps: 1_000 }), /must grow from its base/);
   });
 
   it('scales with the stake ratio from 0.5x to 1.5x', () => {

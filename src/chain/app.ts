@@ -184,6 +184,10 @@ export class ChainApp {
     try {
       const beginMoves = this.compute.beginBlock(cctx);
       queues = this.compute.takeQueues();
+      // The previous block's failed spot-checks: the validator each proof came through is slashed 5% and jailed (a wallet without stake has nothing to slash).
+      for (const due of this.compute.takePenaltiesDue()) {
+        if (this.staking.state.validator(due.validator)) this.staking.penalizeFailedSpotCheck(due.validator, due.reason, due.infractionHeight);
+      }
       for (const p of systemTxs) {
         const key = p.tx.from.toString('hex');
         if (stopped.has(key)) continue;
@@ -206,12 +210,10 @@ export class ChainApp {
       for (const p of evmTxs) if (!stopped.has(p.tx.from.toString('hex'))) included.push(p);
 
       const proposer = toAddress(t.coinbase);
-      const end = this.staking.endBlock(ctx, proposer, t.signers.map(toAddress), supplyAtParent);
+      // The miners' share grows with the miners that had a proof accepted lately (counted before this block's proofs).
+      const activeMiners = this.compute.minersWithRecentProofs(cctx.epoch, ctx.now);
+      const end = this.staking.endBlock(ctx, proposer, t.signers.map(toAddress), supplyAtParent, activeMiners);
       const cend = this.compute.endBlock(cctx, queues, end.minersShare, proposer);
-      for (const p of cend.penalties) {
-        // A miner whose wallet is a validator also loses 5% of its stake and is jailed (next block).
-        if (this.staking.state.validator(p.wallet)) this.staking.penalizeFailedSpotCheck(p.wallet, p.reason);
-      }
       const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + end.minted - end.burned;
       const appWrites = [
         ...this.staking.takeWrites(),

@@ -7,7 +7,7 @@ import { parseAddress } from '../chain/address.js';
 import { FAUCET_KEY_ENV, FaucetKey, FaucetKeyError, readFaucetKeyFile } from '../chain/faucet-key.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { TrustedProxies, TrustedProxyError } from '../net/client-ip.js';
-import { CHAIN_ID, chain as chainParams, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
+import { CHAIN_ID, chain as chainParams, proofPrecheck, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
 
 const NETWORKS: readonly NetworkName[] = ['devnet', 'testnet', 'mainnet'];
 const MAX_PORT = 65_535;
@@ -41,6 +41,8 @@ export interface StartFlags {
   modelDir: string;
   models?: string;
   powThreads: number;
+  /** Basis points (parsed by proofPrecheckRate). */
+  proofPrecheckRate: number;
 }
 
 /** An argParser accepting a decimal integer within [min, max]. */
@@ -53,6 +55,23 @@ export function integerIn(min: number, max: number): (value: string) => number {
     }
     return n;
   };
+}
+
+/** --proof-precheck-rate: a fraction from 0 to 1 (0.25) or a percentage (25%), to basis points; finer than 1 bps is refused. */
+export function proofPrecheckRate(value: string): number {
+  const v = value.trim();
+  const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(v);
+  const fail = (): never => {
+    throw new InvalidArgumentError('expected a fraction from 0 to 1 (e.g. 0.25) or a percentage (e.g. 25%), in steps of 0.0001 (1 basis point).');
+  };
+  if (!m) return fail();
+  const [whole, frac = ''] = m[1]!.split('.');
+  // Decimal digits to basis points without floating point: a fraction has 4 places of bps, a percentage 2.
+  const places = m[2] === '%' ? 2 : 4;
+  if (frac.length > places && /[1-9]/.test(frac.slice(places))) return fail();
+  const bps = Number(whole) * 10 ** places + Number((frac.slice(0, places) || '0').padEnd(places, '0'));
+  if (!Number.isSafeInteger(bps) || bps > 10_000) return fail();
+  return bps;
 }
 
 function nonEmpty(value: string): string {
@@ -153,6 +172,15 @@ export function addStartOptions(cmd: Command): Command {
         .argParser(integerIn(0, 256))
         .default(1)
         .env('SVC_POW_THREADS'),
+    )
+    .addOption(
+      new Option(
+        '--proof-precheck-rate <rate>',
+        'inference mode: share of miners\' proofs this node re-executes before relaying them, 0..1 or a percentage (a failed spot-check slashes the relaying validator; 0 = off)',
+      )
+        .argParser(proofPrecheckRate)
+        .default(proofPrecheck.rateBps, String(proofPrecheck.rateBps / 10_000))
+        .env('SVC_PROOF_PRECHECK_RATE'),
     );
 }
 
@@ -190,6 +218,7 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
   config.inferenceBackend = flags.inferenceBackend;
   config.modelDir = path.resolve(cwd, flags.modelDir);
   config.powThreads = flags.powThreads;
+  config.proofPrecheckBps = flags.proofPrecheckRate;
   if (flags.models !== undefined) config.models = flags.models.split(',').map((m) => m.trim()).filter((m) => m !== '');
   if (flags.validatorAddress !== undefined) {
     try {

@@ -9,7 +9,7 @@ import type { InferenceBackend } from '../native/inference.js';
 import { epochOfHeight } from '../modules/staking/epoch.js';
 import type { Address } from '../modules/compute/types.js';
 import type { ComputeModeSetting } from '../params.js';
-import { ComputeIntake } from './intake.js';
+import { ComputeIntake, ProofPrecheck } from './intake.js';
 import { resolveComputeMode, type NodeModels } from './models.js';
 import { PowMiner, type PowStats } from './pow-miner.js';
 import { SpotChecker } from './spot-checker.js';
@@ -25,6 +25,8 @@ export interface NodeComputeOptions {
   modelDir: string;
   models?: readonly string[];
   powThreads: number;
+  /** Share of proofs re-executed before acceptance, basis points (default params.proofPrecheck.rateBps). */
+  proofPrecheckBps?: number;
   log: Logger;
 }
 
@@ -63,7 +65,7 @@ export class NodeCompute {
       const h = o.chain.head();
       return { number: h.number, timestamp: h.timestamp, epoch: epochOfHeight(h.number + 1, staking.params) };
     };
-    const intake = new ComputeIntake(compute, o.chainId, o.validator, resolved.models, head, log);
+    const intake = new ComputeIntake(compute, o.chainId, o.validator, resolved.models, head, log, new ProofPrecheck(o.proofPrecheckBps));
     let miner: PowMiner | null = null;
     let checker: SpotChecker | null = null;
     if (mode === 'pow') {

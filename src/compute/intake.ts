@@ -1,7 +1,9 @@
 // Where miners' registrations and proofs enter the node: every check that can be made before a
 // block (shape, approval, assignment, hashes, both signatures, FLOPs from the node's own model),
 // each refusal with its own reason code, and then the module's queue for the next block. Ed25519
-// signatures that arrive together are verified in one native batch.
+// signatures that arrive together are verified in one native batch. A share of proofs is re-executed
+// first (the pre-check), since a failed spot-check slashes the validator that relayed the proof.
+import { randomInt } from 'node:crypto';
 import { recoverMessageAddress } from 'viem';
 import type { Logger } from 'pino';
 import { core } from '../native/index.js';
@@ -19,8 +21,10 @@ import {
   type Hex,
 } from '../modules/compute/wire.js';
 import { canRun } from '../modules/compute/assign.js';
+import { proofPrecheck } from '../params.js';
 import { InvalidParamsError, RpcError } from '../rpc/errors.js';
 import type { NodeModels } from './models.js';
+import { reexecute } from './spot-checker.js';
 
 /** Why a proof or registration was refused; the code goes in the error's data. */
 export type RejectionCode =
@@ -42,7 +46,8 @@ export type RejectionCode =
   | 'BAD_WALLET_SIGNATURE'
   | 'SEQUENCE_NOT_NEWER'
   | 'TIER_TOO_LOW'
-  | 'QUEUE_FULL';
+  | 'QUEUE_FULL'
+  | 'PRECHECK_FAILED';
 
 /** -32003 with a reason code: the proof or registration was refused and changed nothing. */
 export class ComputeRejectedError extends RpcError {
@@ -122,6 +127,45 @@ export class SignatureBatcher {
   }
 }
 
+/**
+ * The node's pre-check policy (node-local, not consensus): which proofs it re-executes before it
+ * accepts them. A miner that failed this node's pre-check, or has a failed spot-check on chain, is
+ * re-executed every time; other proofs are drawn at `rateBps` with the node's own randomness, so a
+ * miner cannot tell in advance which proof is checked. Rate 0 turns the pre-check off.
+ */
+export class ProofPrecheck {
+  checked = 0;
+  failed = 0;
+  /** Wallets that failed the pre-check, oldest first (a Map keeps insertion order). */
+  private readonly suspects = new Map<Address, true>();
+
+  constructor(
+    readonly rateBps: number = proofPrecheck.rateBps,
+    private readonly roll: () => number = () => randomInt(10_000),
+    private readonly maxSuspects: number = proofPrecheck.maxSuspects,
+  ) {
+    if (!Number.isSafeInteger(rateBps) || rateBps < 0 || rateBps > 10_000) throw new RangeError(`pre-check rate must be 0..10000 bps: ${rateBps}`);
+  }
+
+  /** Whether a proof of `miner` (with `failedSpotChecks` on chain) is re-executed before acceptance. */
+  selects(miner: Address, failedSpotChecks: number): boolean {
+    if (this.rateBps === 0) return false;
+    if (this.suspects.has(miner) || failedSpotChecks > 0) return true;
+    return this.roll() < this.rateBps;
+  }
+
+  isSuspect(miner: Address): boolean {
+    return this.suspects.has(miner);
+  }
+
+  /** Remembers a miner whose proof failed the pre-check; the oldest is forgotten past maxSuspects. */
+  suspect(miner: Address): void {
+    this.suspects.delete(miner);
+    this.suspects.set(miner, true);
+    if (this.suspects.size > this.maxSuspects) this.suspects.delete(this.suspects.keys().next().value!);
+  }
+}
+
 export interface IntakeCounters {
   proofsReceived: number;
   proofsQueued: number;
@@ -151,6 +195,8 @@ export class ComputeIntake {
     readonly models: NodeModels | null,
     private readonly head: () => { number: number; timestamp: number; epoch: number },
     private readonly log: Logger,
+    /** Which proofs are re-executed before acceptance (node-local policy). */
+    readonly precheck: ProofPrecheck = new ProofPrecheck(),
   ) {}
 
   private count(kind: 'proof' | 'registration', err: unknown): void {
@@ -278,6 +324,21 @@ export class ComputeIntake {
     });
     if (!(await this.signatures.verify(bytesOf(publicKey), message, bytesOf(signature)))) {
       reject('BAD_SIGNATURE', 'the Ed25519 signature does not verify over the proof with the registered key');
+    }
+    if (this.precheck.selects(miner, m!.spotChecksFailed)) {
+      // This validator is slashed if a proof it relays fails a spot-check: it re-executes before relaying.
+      const verdict = await reexecute(this.models!.loaded.get(modelId)!, { modelId, inputHash: inHash, quantized, outputHash: outHash }, t.input);
+      this.precheck.checked += 1;
+      if (!verdict.passed) {
+        this.precheck.failed += 1;
+        this.precheck.suspect(miner);
+        this.log.info({ miner, task: taskId, cosine: verdict.cosine, maxAbsDiff: verdict.maxAbsDiff }, 'proof refused by the pre-check');
+        reject(
+          'PRECHECK_FAILED',
+          `this validator re-executed the task and the output is outside the tolerance (cosine ${verdict.cosine.toFixed(6)}, max |dq| ${verdict.maxAbsDiff}); ` +
+            `it does not relay the proof, and re-executes every later proof of ${miner}`,
+        );
+      }
     }
     // Another submission of the same task may have been queued while the signature was checked.
     if (this.compute.isProofQueued(taskId)) reject('REPLAYED', `task ${taskId} already has a proof`);

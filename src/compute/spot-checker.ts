@@ -1,14 +1,40 @@
 // Spot-checks: the proofs the block hash drew (params.compute.spotCheckBps of them) are run again on
 // the node's own model and compared with the tolerance of docs/inference.md; the verdict enters the
-// next block, where a failure jails the miner (and slashes its stake if its wallet is a validator).
+// next block, where a failure jails the miner and orders the 5% slash and jail of the validator the
+// proof came through. The same re-execution serves the intake's pre-check (intake.ts).
 import type { Logger } from 'pino';
-import { inferenceAddon } from '../native/inference.js';
+import { inferenceAddon, type LoadedModel } from '../native/inference.js';
 import type { ComputeModule } from '../modules/compute/module.js';
 import { bytesOf, type Hex } from '../modules/compute/wire.js';
 import type { NodeModels } from './models.js';
 
 /** The same bytes read as int8 (a view with the Buffer's own offset: a small Buffer lies in a shared pool). */
 const int8 = (b: Buffer): Int8Array => new Int8Array(b.buffer, b.byteOffset, b.length);
+
+/** What a proof claims, as the re-execution compares it. */
+export interface ClaimedProofOutput {
+  modelId: string;
+  inputHash: Hex;
+  quantized: Hex;
+  outputHash: Hex;
+}
+
+export interface ReexecutionVerdict {
+  passed: boolean;
+  cosine: number;
+  maxAbsDiff: number;
+  hashMatches: boolean;
+}
+
+/** Runs `input` on the node's own model and judges the claimed output with the tolerance of docs/inference.md. */
+export async function reexecute(model: LoadedModel, claimed: ClaimedProofOutput, input: string): Promise<ReexecutionVerdict> {
+  const [out] = await model.infer([input], 1);
+  const verdict = inferenceAddon().verifyOutput(
+    { modelId: claimed.modelId, inputHash: bytesOf(claimed.inputHash), quantized: int8(bytesOf(claimed.quantized)), outputHash: bytesOf(claimed.outputHash) },
+    { modelId: out!.modelId, inputHash: out!.inputHash, quantized: out!.quantized, outputHash: out!.outputHash },
+  );
+  return { passed: verdict.accepted, cosine: verdict.cosine, maxAbsDiff: verdict.maxAbsDiff, hashMatches: verdict.hashMatches };
+}
 
 export class SpotChecker {
   private readonly inFlight = new Set<Hex>();
@@ -46,18 +72,14 @@ export class SpotChecker {
         this.log.warn({ proof: id, model: p.modelId }, 'spot-check drawn for a model this node does not run; another validator must decide it');
         return;
       }
-      const [out] = await model.infer([t.input], 1);
-      const verdict = inferenceAddon().verifyOutput(
-        { modelId: p.modelId, inputHash: bytesOf(p.inputHash), quantized: int8(bytesOf(p.quantized)), outputHash: bytesOf(p.outputHash) },
-        { modelId: out!.modelId, inputHash: out!.inputHash, quantized: out!.quantized, outputHash: out!.outputHash },
-      );
+      const verdict = await reexecute(model, p, t.input);
       this.checked += 1;
       this.compute.queueVerdict({
         proofId: id,
-        passed: verdict.accepted,
+        passed: verdict.passed,
         result: { cosinePpm: Math.round(verdict.cosine * 1e6), maxAbsDiff: verdict.maxAbsDiff, hashMatches: verdict.hashMatches },
       });
-      this.log.info({ proof: id, miner: p.miner, passed: verdict.accepted, cosine: verdict.cosine, maxAbsDiff: verdict.maxAbsDiff }, 'spot-check done');
+      this.log.info({ proof: id, miner: p.miner, validator: p.validator, passed: verdict.passed, cosine: verdict.cosine, maxAbsDiff: verdict.maxAbsDiff }, 'spot-check done');
     } catch (err) {
       this.log.error({ err, proof: id }, 'spot-check failed to run; it is retried after the next block');
     }

@@ -5,6 +5,7 @@
 import type { NodeServices } from '../chain/services.js';
 import { checksumAddress } from '../chain/address.js';
 import { epochOfHeight } from '../modules/staking/epoch.js';
+import { inferenceMinersShareBps } from '../modules/staking/rewards.js';
 import type { MinerRecord, ProofRecord, TaskRecord } from '../modules/compute/types.js';
 
 /** How an edge writes the numbers of a view. */
@@ -127,6 +128,7 @@ export function computeStats(services: Pick<NodeServices, 'chain' | 'app' | 'com
   const miners = compute.minerList();
   const intake = node.intake.counters;
   const pow = node.powStats();
+  const recent = compute.minersWithRecentProofs(epoch, head.timestamp);
   return {
     computeMode: node.mode,
     blockNumber: head.number,
@@ -159,6 +161,8 @@ export function computeStats(services: Pick<NodeServices, 'chain' | 'app' | 'com
       dropped: c.proofsDropped,
       rejectedByReason: intake.rejectedByReason,
     },
+    // This node's pre-check (node-local policy): proofs it re-executed before accepting them, and those it refused.
+    precheck: { rateBps: node.intake.precheck.rateBps, checked: node.intake.precheck.checked, failed: node.intake.precheck.failed },
     spotChecks: {
       selected: c.spotChecksSelected,
       passed: c.spotChecksPassed,
@@ -178,6 +182,8 @@ export function computeStats(services: Pick<NodeServices, 'chain' | 'app' | 'com
     miners: {
       registered: miners.length,
       active: compute.activeMiners(epoch, head.timestamp).length,
+      withRecentProofs: recent,
+      poolShareBps: inferenceMinersShareBps(recent, app.staking.params),
       jailed: miners.filter((m) => m.jailedUntil > head.timestamp).length,
       forgotten: c.minersForgotten ?? 0,
     },

@@ -25,6 +25,7 @@ import {
   type ComputeGlobal,
   type ComputeMode,
   type MinerRecord,
+  type PenaltyDue,
   type PowWindowEntry,
   type ProofRecord,
   type SpotCheckResult,
@@ -98,8 +99,8 @@ export interface ComputeBlockEnd {
   moves: BalanceMove[];
   /** Amount minted into the module (the miners' share of the block reward). */
   minted: bigint;
-  /** Wallets whose proofs failed a spot-check and that are validators: the staking penalty applies. */
-  penalties: { wallet: Address; reason: string }[];
+  /** Penalties this block's failed spot-checks ordered on the validators the proofs came through (applied by the next block). */
+  penalties: PenaltyDue[];
   /** Proofs accepted in this block. */
   accepted: ProofRecord[];
   /** Spot-checks decided in this block. */
@@ -159,6 +160,7 @@ function emptyGlobal(params: ComputeParams): ComputeGlobal {
     seenShares: [],
     powWindow: [],
     models: {},
+    penaltiesDue: [],
   };
 }
 
@@ -330,6 +332,33 @@ export class ComputeModule {
 
   minerList(): MinerRecord[] {
     return [...this.miners.values()].sort((a, b) => (a.wallet < b.wallet ? -1 : 1));
+  }
+
+  /**
+   * Active miners for the reward split (staking.inferenceMinersShareBps): an accepted proof in the
+   * score window (this epoch and the one before) and not jailed at `now`. Counted from state, so
+   * every node gets the same number.
+   */
+  minersWithRecentProofs(epoch: number, now: number): number {
+    let n = 0;
+    for (const m of this.miners.values()) if (m.jailedUntil <= now && windowSum(m.window, epoch, this.params.scoreWindowEpochs) > 0n) n += 1;
+    return n;
+  }
+
+  /**
+   * The staking penalties the previous block's failed spot-checks ordered, taken for the block being
+   * built (it applies them). They are module state: a block that fails leaves them to its retry, and
+   * a restart keeps them.
+   */
+  takePenaltiesDue(): (PenaltyDue & { reason: string })[] {
+    const due = this.global.penaltiesDue ?? [];
+    if (due.length === 0) return [];
+    this.global.penaltiesDue = [];
+    this.saveGlobal();
+    return due.map((d) => ({
+      ...d,
+      reason: `spot-check failure: proof ${d.proofs[0]}${d.proofs.length > 1 ? ` and ${d.proofs.length - 1} more` : ''} (block ${d.infractionHeight})`,
+    }));
   }
 
   /** Miners that registered or had a proof accepted within minerActiveEpochs and are not jailed at `now`. */
@@ -715,7 +744,8 @@ export class ComputeModule {
   endBlock(ctx: ComputeBlockContext, q: TakenQueues, minersShare: bigint, proposer: Address): ComputeBlockEnd {
     const g = this.global;
     const moves: BalanceMove[] = [];
-    const penalties: ComputeBlockEnd['penalties'] = [];
+    /** By the validator each failed proof came through (spec: "validator is penalized with a 5% stake slash and a 6-hour jail"). */
+    const penalties = new Map<Address, PenaltyDue>();
 
     if (this.localMode && this.localMode.validator === proposer) {
       const v = this.validatorRecord(proposer);
@@ -774,7 +804,11 @@ export class ComputeModule {
           this.releaseTasksOf(m.wallet);
         }
         this.reopenAfterFailure(p);
-        penalties.push({ wallet: p.miner, reason: `spot-check failure: proof ${p.id}` });
+        const due = penalties.get(p.validator);
+        if (due) {
+          due.infractionHeight = Math.min(due.infractionHeight, p.includedAt);
+          due.proofs.push(p.id);
+        } else penalties.set(p.validator, { validator: p.validator, infractionHeight: p.includedAt, proofs: [p.id] });
       }
       if (m) this.saveMiner(m);
       this.saveValidator(val);
@@ -867,8 +901,10 @@ export class ComputeModule {
     }
 
     this.applyShares(ctx, q.shares);
+    const ordered = [...penalties.values()].sort((a, b) => (a.validator < b.validator ? -1 : 1));
+    g.penaltiesDue = [...(g.penaltiesDue ?? []), ...ordered];
     this.saveGlobal();
-    return { moves, minted: minersShare, penalties, accepted, decided };
+    return { moves, minted: minersShare, penalties: ordered, accepted, decided };
   }
 
   /** A miner caught cheating holds no task: public ones wait for another miner, challenge ones expire. */

@@ -186,6 +186,17 @@ export interface ComputeGlobal {
   powWindow: PowWindowEntry[];
   /** Per model: tasks assigned and completed. */
   models: Record<string, { assigned: number; completed: number }>;
+  /** Staking penalties ordered by this block's failed spot-checks, applied by the next block (absent in records written before them). */
+  penaltiesDue?: PenaltyDue[];
+}
+
+/** A failed spot-check's penalty on the validator the proof came through: one per validator and verdict block. */
+export interface PenaltyDue {
+  validator: Address;
+  /** The earliest block that included one of the failed proofs. */
+  infractionHeight: number;
+  /** The failed proofs, in verdict order. */
+  proofs: Hex[];
 }
 
 export function emptyCounters(): ComputeCounters {

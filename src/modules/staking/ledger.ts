@@ -80,8 +80,11 @@ function assertParams(p: StakingParams): void {
   for (const [name, value] of positive) if (value <= 0) throw new RangeError(`staking param ${name} must be positive`);
   if (p.minDelegation < 1n) throw new RangeError('staking param minDelegation must be at least 1');
   if (p.minSelfStake < 1n) throw new RangeError('staking param minSelfStake must be at least 1');
-  if (p.maxCommissionBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareBps > 10_000) {
+  if (p.maxCommissionBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareMaxBps > 10_000) {
     throw new RangeError('staking params: basis-point shares above 10000');
+  }
+  if (p.inferenceMinersShareMaxBps < p.inferenceMinersShareBps || p.inferenceMinersShareStepBps < 0 || p.inferenceMinersShareBaseMiners < 0) {
+    throw new RangeError('staking params: the miners\' share must grow from its base up to inferenceMinersShareMaxBps (step and base miners not negative)');
   }
 }
 

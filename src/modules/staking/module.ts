@@ -19,7 +19,7 @@ import { contributionScores, type ScoreBreakdown } from './score.js';
 import { isEpochLastBlock } from './epoch.js';
 import { spotCheckPenalty } from './penalties.js';
 import { StakingLedger } from './ledger.js';
-import { blockRewardFor, splitBlockReward } from './rewards.js';
+import { blockRewardFor, inferenceMinersShareBps, splitBlockReward } from './rewards.js';
 import type { Address, LedgerEvent, LedgerResult, Payout } from './types.js';
 
 /** The module's ABI, shipped as JSON so wallets and explorers can read it too. */
@@ -65,8 +65,10 @@ export interface BlockEnd {
   moves: BalanceMove[];
   /** The whole block reward minted (validators, treasury and miners). */
   minted: bigint;
-  /** The inference miners' part of `minted` (spec: 15%), not in `moves`. */
+  /** The inference miners' part of `minted` (15% grown with the active miners), not in `moves`. */
   minersShare: bigint;
+  /** The share it was computed with, basis points. */
+  minersShareBps: number;
   burned: bigint;
   events: LedgerEvent[];
 }
@@ -170,8 +172,8 @@ type Decoded = { functionName: string; args: readonly unknown[] };
 export type ComputeParts = (validators: readonly Address[]) => Map<Address, { computeBps: number; accuracyBps: number }>;
 
 export class StakingModule {
-  /** Penalties ordered between blocks (spot-check failures), applied at the next block's end. */
-  private pendingPenalties: { validator: Address; reason: string }[] = [];
+  /** Spot-check penalties ordered for the block being built (app.ts takes them from the compute module's state), applied at its end. */
+  private pendingPenalties: { validator: Address; reason: string; infractionHeight: number | undefined }[] = [];
 
   private constructor(
     private ledger: StakingLedger,
@@ -191,6 +193,8 @@ export class StakingModule {
   /** Throws away what was applied since the last commit (a block that failed to commit). */
   reload(chain: Chain, genesis: () => StakingLedger): void {
     this.ledger = StakingModule.load(chain, this.params, genesis).ledger;
+    // Orders of a failed block are ordered again from the state the block is retried on.
+    this.pendingPenalties = [];
   }
 
   private static unprefixed(entries: { key: Buffer; value: Buffer }[]): { key: Buffer; value: Buffer }[] {
@@ -297,11 +301,13 @@ export class StakingModule {
 
   /**
    * Orders the spot-check penalty (params: 5% of stake burned, 6 hours in jail) for a validator;
-   * the next block applies it through the ledger's one slashing mechanism and burns the stake.
+   * the next endBlock applies it through the ledger's one slashing mechanism and burns the stake.
+   * `infractionHeight` (default: that block) is the failed proof's block: unbonding started at or
+   * after it is slashed too.
    */
-  penalizeFailedSpotCheck(validator: Address, reason: string): void {
+  penalizeFailedSpotCheck(validator: Address, reason: string, infractionHeight?: number): void {
     if (!this.ledger.validator(validator)) throw new Error(`validator ${validator} not found`);
-    this.pendingPenalties.push({ validator, reason });
+    this.pendingPenalties.push({ validator, reason, infractionHeight });
   }
 
   private computeParts: ComputeParts | undefined;
@@ -320,14 +326,15 @@ export class StakingModule {
   /**
    * End of a block: count liveness (`signers` signed, the proposer proposed), mint the block reward
    * (times the stake-ratio multiplier) and split it: the treasury's share, the inference miners'
-   * share (returned as minersShare: the compute module mints and pays it), and the validators' share by
-   * contribution score, commission first, then delegators pro rata. Closes the epoch on its last block.
+   * share (grown with `activeMiners`, the compute module's count; returned as minersShare: the compute
+   * module mints and pays it), and the validators' share by contribution score, commission first,
+   * then delegators pro rata. Closes the epoch on its last block.
    */
-  endBlock(ctx: BlockContext, proposer: Address, signers: readonly Address[], supply: bigint): BlockEnd {
+  endBlock(ctx: BlockContext, proposer: Address, signers: readonly Address[], supply: bigint, activeMiners = 0): BlockEnd {
     const events: LedgerEvent[] = [];
     let burned = 0n;
     for (const p of this.pendingPenalties.splice(0)) {
-      const order = spotCheckPenalty(this.params, ctx.height, ctx.now);
+      const order = spotCheckPenalty(this.params, p.infractionHeight ?? ctx.height, ctx.now);
       const r = this.ledger.slash(p.validator, order.fractionBps, order.infractionHeight, order.jailUntil, p.reason, ctx.height);
       if (!r.ok) throw new Error(`penalty of ${p.validator} refused: ${r.reason}`);
       events.push(...r.events);
@@ -340,7 +347,8 @@ export class StakingModule {
     }
 
     const minted = blockRewardFor(this.ledger.totals().totalStaked, supply, this.params);
-    const split = splitBlockReward(minted, this.params);
+    const minersShareBps = inferenceMinersShareBps(activeMiners, this.params);
+    const split = splitBlockReward(minted, this.params, minersShareBps);
     const shares = this.validatorShares(split.validators);
     let distributed = 0n;
     if (shares.size > 0) {
@@ -361,7 +369,7 @@ export class StakingModule {
       const scores = this.scores();
       this.ledger.endEpoch(this.ledger.currentEpoch, ctx.height, (v) => v.tokens * BigInt(scores.get(v.operator)?.totalBps ?? 0));
     }
-    return { moves, minted, minersShare: split.inferenceMiners, burned, events };
+    return { moves, minted, minersShare: split.inferenceMiners, minersShareBps, burned, events };
   }
 
   /** The validators' part of a reward split by contribution score among the active set; the rounding remainder goes to the best score. */

@@ -41,11 +41,43 @@ export interface BlockRewardSplit {
   validators: bigint;
 }
 
-/** Split a minted reward: floored treasury and miner shares, the remainder (with any rounding) to validators. */
-export function splitBlockReward(minted: bigint, params: Pick<StakingParams, 'treasuryShareBps' | 'inferenceMinersShareBps'>): BlockRewardSplit {
+type MinersShareRule = Pick<
+  StakingParams,
+  'inferenceMinersShareBps' | 'inferenceMinersShareBaseMiners' | 'inferenceMinersShareStepBps' | 'inferenceMinersShareMaxBps'
+>;
+
+/**
+ * The inference miners' share of a block reward, in basis points, for `activeMiners` miners with an
+ * accepted proof in the score window (spec: "a larger number of active miners enlarges the inference
+ * miner pool share"):
+ *
+ *   share(n) = min(max, base + step * max(0, n - baseMiners))
+ *
+ * with base 1500 (15%), baseMiners 10, step 50 (0.5 points) and max 2500 (25%) by default.
+ */
+export function inferenceMinersShareBps(activeMiners: number, rule: MinersShareRule = staking): number {
+  if (!Number.isSafeInteger(activeMiners) || activeMiners < 0) throw new RangeError(`active miners must be a non-negative integer: ${activeMiners}`);
+  const above = BigInt(Math.max(0, activeMiners - rule.inferenceMinersShareBaseMiners));
+  const grown = BigInt(rule.inferenceMinersShareBps) + above * BigInt(rule.inferenceMinersShareStepBps);
+  const max = BigInt(rule.inferenceMinersShareMaxBps);
+  return Number(grown < max ? grown : max);
+}
+
+/**
+ * Split a minted reward: floored treasury and miner shares, the remainder (with any rounding) to validators.
+ * `minersShareBps` is inferenceMinersShareBps(active miners); the base share when not given.
+ */
+export function splitBlockReward(
+  minted: bigint,
+  params: Pick<StakingParams, 'treasuryShareBps' | 'inferenceMinersShareBps'>,
+  minersShareBps: number = params.inferenceMinersShareBps,
+): BlockRewardSplit {
   if (minted < 0n) throw new RangeError(`minted reward must not be negative: ${minted}`);
+  if (!Number.isSafeInteger(minersShareBps) || minersShareBps < 0 || params.treasuryShareBps + minersShareBps > 10_000) {
+    throw new RangeError(`miners' share must be 0..${10_000 - params.treasuryShareBps} bps: ${minersShareBps}`);
+  }
   const treasury = (minted * BigInt(params.treasuryShareBps)) / BPS;
-  const inferenceMiners = (minted * BigInt(params.inferenceMinersShareBps)) / BPS;
+  const inferenceMiners = (minted * BigInt(minersShareBps)) / BPS;
   return { treasury, inferenceMiners, validators: minted - treasury - inferenceMiners };
 }
 
