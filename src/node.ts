@@ -8,6 +8,7 @@ import { appGenesis, ChainApp } from './chain/app.js';
 import { secureDataDir } from './chain/data-dir.js';
 import { resolveNetworkGenesis } from './chain/genesis.js';
 import { Mempool } from './chain/mempool.js';
+import { PoolJournal, replayIntoPool } from './chain/pool-journal.js';
 import type { NodeServices } from './chain/services.js';
 import { resolveCoinbase } from './consensus/coinbase.js';
 import { SoloDriver } from './consensus/solo.js';
@@ -70,6 +71,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
   // Owner only: the data dir holds the database and the explorer's secrets (an older dir is narrowed).
   secureDataDir(config.dataDir);
   const chain: Chain = core.Chain.open(config.dataDir, genesis, { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
+  let journal: PoolJournal | undefined;
   try {
     const events = createNodeEvents();
     const mempool = new Mempool({ chain, chainId: config.chainId, events, limits: { blockGasLimit: genesis.gasLimit } });
@@ -84,6 +86,13 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     const metrics = createMetrics(mempool);
     const head = chain.head();
     metrics.headBlock.set(head.number);
+    // Acknowledged transactions from before a crash go back in the pool before anything is served.
+    const journalLog = log.child({ module: 'pool-journal' });
+    journal = await PoolJournal.open(config.dataDir, head.number, journalLog, (records) => replayIntoPool(mempool, chain, records, journalLog));
+    mempool.useJournal(journal);
+    const poolJournal = journal;
+    const poolEntries = () => mempool.journalEntries();
+    events.on('block', (produced) => void poolJournal.compactIfDue(produced.head.number, poolEntries));
     const compute = await NodeCompute.start({
       app,
       chain,
@@ -176,6 +185,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
             rpc.close();
             await explorer.close();
             await driver.stop();
+            await poolJournal.close(poolEntries);
           } finally {
             chain.close();
             log.info('node stopped');
@@ -185,6 +195,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       },
     };
   } catch (err) {
+    await journal?.close();
     chain.close();
     throw err;
   }

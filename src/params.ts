@@ -74,6 +74,12 @@ export const mempool = {
   queuedLifetimeMs: 3 * 60 * 60 * 1000,
   /** How often the pool looks for queued transactions past their lifetime. */
   queuedSweepIntervalMs: 60 * 1000,
+  /** The pool journal's file in the data dir (docs/architecture.md, "The pool journal"). */
+  journalFile: 'transactions.journal',
+  /** The journal is rewritten with only the pool's transactions every this many blocks (when it changed)... */
+  journalCompactBlocks: 64,
+  /** ...or at the next block once this much was appended since the last rewrite and more than that rewrite wrote. */
+  journalCompactBytes: 16 * 1024 * 1024,
 } as const;
 
 export const rpc = {

@@ -89,6 +89,7 @@ describe('svc-node --help', () => {
     assert.match(help, /--rpc-port <port> JSON-RPC port \(0 = any free port\) \(default: 8545, env: SVC_RPC_PORT\)/);
     assert.match(help, /--block-time-ms <ms> solo block time in milliseconds \(default: 1000, env: SVC_BLOCK_TIME_MS\)/);
     assert.match(help, /default: "devnet", env: SVC_NETWORK/);
+    assert.match(help, /--proof-precheck-rate <rate>[\s\S]*?\(default:\s+0\.25, env: SVC_PROOF_PRECHECK_RATE\)/);
   });
 });
 

@@ -14,7 +14,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createPublicClient, createWalletClient, http, parseEther, type Abi, type Hash, type Hex, type PublicClient } from 'viem';
@@ -29,9 +29,9 @@ import {
   type StakingParams,
 } from '../src/params.js';
 import { inputHash, outputHash, type TaskJson } from '../src/modules/compute/wire.js';
-import { inferenceAddon, inferenceAvailability, type LoadedModel } from '../src/native/inference.js';
+import { inferenceAddon, type LoadedModel } from '../src/native/inference.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
-import { SMALL, testModelDir } from './support/inference.js';
+import { SMALL, missingSmallModel, requireOrSkip, testModelDir } from './support/inference.js';
 import { rpc } from './support/json-rpc.js';
 import { int8Bytes, refusalOf, ScriptedMiner, type ClaimedOutput, type MinerAnswer } from './support/compute-miner.js';
 import { devnetConfig } from './support/node-config.js';
@@ -53,12 +53,8 @@ const COMPUTE: ComputeParams = { ...defaultCompute, spotCheckBps: 10_000 };
 const STAKING: StakingParams = { ...defaultStaking, signedBlocksWindow: 10_000 };
 const EPOCH = STAKING.epochLengthBlocks;
 
-const availability = inferenceAvailability();
-const skip = !availability.available
-  ? `inference addon unavailable: ${availability.reason}`
-  : ['model.safetensors', 'tokenizer.json'].every((f) => existsSync(path.join(testModelDir(), SMALL, f)))
-    ? false
-    : `${SMALL} is not in ${testModelDir()} (run node scripts/setup-inference.mjs)`;
+/** Skipped where the addon or svc-embed-small is absent; in CI that fails instead. */
+const skip = requireOrSkip(missingSmallModel());
 
 interface ProofAnswer {
   proofId: Hex;

@@ -15,7 +15,7 @@
 // (spot-checks at 5%: a fee is paid one block after its proof, or when a drawn check passes).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -38,10 +38,10 @@ import WebSocket from 'ws';
 import { startNode, type RunningNode } from '../src/node.js';
 import { staking as defaultStaking, system, type StakingParams } from '../src/params.js';
 import { bytesOf, hexOf, inputHash, outputHash } from '../src/modules/compute/wire.js';
-import { inferenceAddon, inferenceAvailability } from '../src/native/inference.js';
+import { inferenceAddon } from '../src/native/inference.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { SVC_MINER, spawnCli, type CliProcess } from './support/cli-process.js';
-import { SMALL, testModelDir } from './support/inference.js';
+import { SMALL, missingSmallModel, requireOrSkip, testModelDir } from './support/inference.js';
 import { rpc as rpcAt, waitFor } from './support/json-rpc.js';
 import { devnetConfig } from './support/node-config.js';
 import { repoRoot } from './support/repo.js';
@@ -74,12 +74,8 @@ const PUBLIC_INPUTS = [
 /** 0.01 token, and 0.0123 token plus 7 wei so the 70/20/10 split has rounding to give to the treasury. */
 const FEES = [parseEther('0.01'), parseEther('0.0123') + 7n];
 
-const availability = inferenceAvailability();
-const skip = !availability.available
-  ? `inference addon unavailable: ${availability.reason}`
-  : !existsSync(path.join(testModelDir(), SMALL, 'model.safetensors')) || !existsSync(path.join(testModelDir(), SMALL, 'tokenizer.json'))
-    ? `${SMALL} is not in ${testModelDir()} (run scripts/setup-inference.mjs)`
-    : false;
+/** Skipped where the addon or svc-embed-small is absent; in CI that fails instead. */
+const skip = requireOrSkip(missingSmallModel());
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the svc_* answers this test reads (docs/compute.md).

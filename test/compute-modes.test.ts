@@ -11,10 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, compute as computeParams, staking as stakingParams } from '../src/params.js';
-import { inferenceAvailability } from '../src/native/inference.js';
 import { deriveKeys, generateWallet, parseSeed, signRegistration } from '../src/miner/wallet.js';
 import { devnetConfig } from './support/node-config.js';
-import { SMALL, testModelDir } from './support/inference.js';
+import { SMALL, missingInferenceAddon, missingSmallModel, requireOrSkip, testModelDir } from './support/inference.js';
 import { JsonRpcError, rpc } from './support/json-rpc.js';
 
 const SVC_NODE = fileURLToPath(new URL('../src/cli/svc-node.js', import.meta.url));
@@ -73,11 +72,9 @@ async function waitForBlocks(node: RunningNode, n: number): Promise<void> {
   while (node.services.chain.head().number < target) await new Promise((r) => setTimeout(r, 20));
 }
 
-const inference = inferenceAvailability();
-const noAddon = inference.available ? false : `inference addon unavailable: ${inference.reason}`;
 
 describe('compute mode at start', () => {
-  it('auto falls back to pow and logs why when no model is on disk', { skip: noAddon }, async () => {
+  it('auto falls back to pow and logs why when no model is on disk', { skip: requireOrSkip(missingInferenceAddon()) }, async () => {
     const { log, lines } = capturingLogger();
     const node = await start({ computeMode: 'auto', modelDir: tmp('svc-empty-models-'), powThreads: 1 }, log);
     assert.equal(node.services.compute.mode, 'pow');
@@ -98,7 +95,7 @@ describe('compute mode at start', () => {
     await node.stop();
   });
 
-  it('auto picks inference when a supported model loads', { skip: noAddon }, async () => {
+  it('auto picks inference when a supported model loads', { skip: requireOrSkip(missingSmallModel()) }, async () => {
     const { log, lines } = capturingLogger();
     const node = await start({ computeMode: 'auto', modelDir: testModelDir(), models: [SMALL], inferenceBackend: 'cpu' }, log);
     assert.equal(node.services.compute.mode, 'inference');
@@ -113,7 +110,7 @@ describe('compute mode at start', () => {
     await node.stop();
   });
 
-  it('inference refuses to start without a model, saying why', { skip: noAddon }, async () => {
+  it('inference refuses to start without a model, saying why', { skip: requireOrSkip(missingInferenceAddon()) }, async () => {
     await assert.rejects(
       startNode(devnetConfig(tmp('svc-compute-modes-'), { computeMode: 'inference', modelDir: tmp('svc-empty-models-'), models: ['svc-embed-large@v1.0'] })),
       /compute mode inference: no supported model could be loaded \(svc-embed-large@v1.0: not an approved model\)/,

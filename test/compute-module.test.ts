@@ -30,7 +30,8 @@ import { challengeSentence, VOCABULARY_SIZE } from '../src/modules/compute/corpu
 import { decodeRecord, encodeRecord, newPublicTask, type Address, type MinerRecord, type TaskRecord } from '../src/modules/compute/types.js';
 import { drawnForSpotCheck } from '../src/modules/compute/module.js';
 import { compute as computeParams } from '../src/params.js';
-import { inferenceAddon, inferenceAvailability } from '../src/native/inference.js';
+import { inferenceAddon } from '../src/native/inference.js';
+import { missingInferenceAddon, requireOrSkip } from './support/inference.js';
 import { repoRoot } from './support/repo.js';
 import { prng } from './support/prng.js';
 
@@ -217,13 +218,15 @@ describe('wire formats', () => {
     assert.throws(() => registrationMessage({ chainId: 1, wallet: miner, publicKey, tier: 'Ice' as GpuTierName, models: [], sequence: 0 }), RangeError);
   });
 
-  it('inputHash is BLAKE3 of the UTF-8 bytes', () => {
+  it('inputHash is BLAKE3 of the UTF-8 bytes (and the addon\'s, where it loads)', (t) => {
     assert.equal(hexOf(inputHash('')), '0xaf1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262');
     assert.equal(hexOf(inputHash('abc')), '0x6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');
     // Not UTF-16, not Latin-1: a non-ASCII input hashes its UTF-8 encoding.
     const text = 'héllo wörld 世界 🙂';
     assert.notDeepEqual(inputHash(text), inputHash(Buffer.from(text, 'utf8').toString('latin1')));
-    if (inferenceAvailability().available) assert.deepEqual(inputHash(text), Buffer.from(inferenceAddon().inputHash(text)));
+    const missing = requireOrSkip(missingInferenceAddon());
+    if (missing) return t.skip(`addon comparison: ${missing}`);
+    assert.deepEqual(inputHash(text), Buffer.from(inferenceAddon().inputHash(text)));
   });
 
   it('outputHash is the addon\'s commitment (when the inference addon loads here)', (t) => {
@@ -236,11 +239,8 @@ describe('wire formats', () => {
     assert.equal(h.length, 32);
     assert.notDeepEqual(outputHash(SMALL, inHash, bytes.subarray(0, 383)), h, 'the length (dims) is committed');
     assert.notDeepEqual(outputHash(MEDIUM, inHash, bytes), h, 'the model is committed');
-    const availability = inferenceAvailability();
-    if (!availability.available) {
-      t.diagnostic(`addon comparison skipped: ${availability.reason}`);
-      return;
-    }
+    const missing = requireOrSkip(missingInferenceAddon());
+    if (missing) return t.skip(`addon comparison: ${missing}`);
     assert.deepEqual(h, Buffer.from(inferenceAddon().outputHash(SMALL, inHash, q)));
     const q768 = new Int8Array(768).map((_, i) => ((i * 37) % 256) - 128);
     assert.deepEqual(outputHash(CLASSIFY, inHash, Buffer.from(q768.buffer)), Buffer.from(inferenceAddon().outputHash(CLASSIFY, inHash, q768)));

@@ -1,14 +1,12 @@
 // svc-miner's mining mode: wallet generation and key checks (the compiled CLI), the mining loop
 // driven in-process against a stand-in validator with a stand-in model engine (no libtorch
 // needed), and the real program with the inference addon and svc-embed-small against the same
-// stand-in validator (skipped where the addon or the model files are absent).
+// stand-in validator (skipped where the addon or the model files are absent; failed in CI).
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { recoverMessageAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -16,14 +14,14 @@ import {
   bytesOf, hexOf, inputHash, outputHash, proofMessage, registrationMessage, walletKeyOf,
   type Hex, type InferenceProofJson, type MinerRegistrationJson, type TaskJson,
 } from '../src/modules/compute/wire.js';
-import { inferenceAddon, inferenceAvailability, type HardwareInfo, type InferenceOutput, type ModelInfo } from '../src/native/inference.js';
+import { inferenceAddon, type HardwareInfo, type InferenceOutput, type ModelInfo } from '../src/native/inference.js';
 import type { InferenceEngine, ModelRunner } from '../src/miner/engine.js';
 import { MAX_PROOFS_PER_TASK, Miner, MinerConfigError } from '../src/miner/miner.js';
 import { ModelCache } from '../src/miner/model-cache.js';
 import { RpcClient } from '../src/miner/rpc-client.js';
 import { initialStats, statusText, type MinerReporter, type MinerStats } from '../src/miner/status.js';
 import { deriveKeys, generateWallet, minerKeys } from '../src/miner/wallet.js';
-import { SMALL, testModelDir } from './support/inference.js';
+import { SMALL, missingInferenceAddon, missingSmallModel, requireOrSkip, testModelDir } from './support/inference.js';
 import { SVC_MINER, spawnCli, type CliProcess } from './support/cli-process.js';
 
 const CHAIN_ID = 9000;
@@ -480,13 +478,8 @@ describe('the mining loop', () => {
 // ---------------------------------------------------------------------------------------------
 // The real program with the inference addon.
 
-const availability = inferenceAvailability();
-const addonSkip = availability.available ? false : `inference addon unavailable: ${availability.reason}`;
-const smallSkip = addonSkip
-  || (existsSync(path.join(testModelDir(), SMALL, 'model.safetensors')) ? false : `${SMALL} is not in ${testModelDir()} (run scripts/setup-inference.mjs)`);
-
 describe('svc-miner mining', () => {
-  it('takes its wallet, key and validator from SVC_MINER_*, retries an unreachable validator, stops on SIGINT', { skip: addonSkip }, async () => {
+  it('takes its wallet, key and validator from SVC_MINER_*, retries an unreachable validator, stops on SIGINT', { skip: requireOrSkip(missingInferenceAddon()) }, async () => {
     const w = generateWallet();
     const port = await closedPort();
     const m = start([], {
@@ -501,7 +494,7 @@ describe('svc-miner mining', () => {
     assert.match(m.stdout(), /svc-miner: mined for \d+s: 0 tasks done, 0 proofs accepted, 0 rejected, earned 0 SVC/);
   });
 
-  it('registers, proves assigned tasks with svc-embed-small, never twice, and goes on after a rejection', { skip: smallSkip, timeout: 180_000 }, async () => {
+  it('registers, proves assigned tasks with svc-embed-small, never twice, and goes on after a rejection', { skip: requireOrSkip(missingSmallModel()), timeout: 180_000 }, async () => {
     const node = new FakeValidator();
     const url = await node.start();
     const w = generateWallet();

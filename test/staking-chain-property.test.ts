@@ -62,7 +62,8 @@ describe('random staking operations through blocks keep every invariant', () => 
       faucetAccount().address as Hex,
     ];
     const nonces = new Map<string, number>();
-    const { chain, mempool, app } = node.services;
+    const { chain, app } = node.services;
+    const mempool = node.mempool;
     const sent = { total: 0, succeeded: 0, reverted: 0 };
 
     const submit = async (from: PrivateKeyAccount, functionName: string, args: unknown[], value: bigint) => {

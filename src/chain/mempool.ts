@@ -5,6 +5,7 @@
 import type { Chain, DecodedTx, ProducedBlock } from '../native/index.js';
 import { chain as chainParams, mempool as poolParams } from '../params.js';
 import { checksumAddress } from './address.js';
+import type { PoolJournal } from './pool-journal.js';
 import { TxPoolError, type Mempool as MempoolApi, type NodeEvents, type PooledTx } from './services.js';
 import { TipHeap } from './tip-heap.js';
 
@@ -28,6 +29,9 @@ export interface MempoolOptions {
   /** Wall clock for pool housekeeping (admission time, queued lifetime); never used for consensus. */
   now?: () => number;
 }
+
+/** Where submit makes an admitted transaction durable (set once the journal is replayed). */
+type JournalSink = Pick<PoolJournal, 'append'>;
 
 /** A pool transaction with the bookkeeping the pool needs. */
 class PoolEntry implements PooledTx {
@@ -105,6 +109,7 @@ export class Mempool implements MempoolApi {
   private pendingCount = 0;
   private arrivals = 0;
   private lastSweep: number;
+  private journal: JournalSink | undefined;
 
   constructor(options: MempoolOptions) {
     this.chain = options.chain;
@@ -130,6 +135,18 @@ export class Mempool implements MempoolApi {
     return this.byHash.size;
   }
 
+  /** From now on, submit resolves only once the journal holds the transaction. */
+  useJournal(journal: JournalSink): void {
+    this.journal = journal;
+  }
+
+  async submit(raw: Buffer): Promise<Buffer> {
+    const hash = this.add(raw);
+    await this.journal?.append(raw);
+    return hash;
+  }
+
+  /** Admit a transaction without journaling it (submit is the acknowledged path; this is for replay and tests). */
   add(raw: Buffer): Buffer {
     const limits = this.limits;
     if (raw.length > limits.maxTxSizeBytes) {
@@ -223,6 +240,21 @@ export class Mempool implements MempoolApi {
     const out: Buffer[] = [];
     for (const entry of this.byHash.values()) out.push(entry.tx.hash);
     return out;
+  }
+
+  /**
+   * Every pool transaction's raw bytes for the journal: in admission order, except that each sender's
+   * transactions take its slots in nonce order, so a replay never meets a nonce gap the pool would refuse.
+   */
+  journalEntries(): Buffer[] {
+    const slots: { seq: number; raw: Buffer }[] = [];
+    for (const account of this.senders.values()) {
+      const entries = [...account.txs.values()];
+      const seqs = entries.map((e) => e.seq).sort((a, b) => a - b);
+      entries.sort((a, b) => (a.tx.nonce < b.tx.nonce ? -1 : a.tx.nonce > b.tx.nonce ? 1 : 0));
+      entries.forEach((entry, i) => slots.push({ seq: seqs[i]!, raw: entry.raw }));
+    }
+    return slots.sort((a, b) => a.seq - b.seq).map((s) => s.raw);
   }
 
   stats(): { pending: number; queued: number } {

@@ -23,8 +23,12 @@ export class TxPoolError extends Error {
 }
 
 export interface Mempool {
-  /** Decode, validate and admit a raw signed transaction; returns its hash or throws TxPoolError. */
-  add(raw: Buffer): Buffer;
+  /**
+   * Decode, validate and admit a raw signed transaction; resolves with its hash once the pool
+   * journal holds it durably, so an answered hash survives a crash. Throws TxPoolError when
+   * refused, PoolJournalError when admitted but not journaled.
+   */
+  submit(raw: Buffer): Promise<Buffer>;
   /** Next nonce for the address counting pool transactions (the `pending` tag). */
   pendingNonce(address: Buffer): bigint;
   /** A pool transaction by hash. */

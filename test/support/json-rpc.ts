@@ -46,6 +46,19 @@ export async function postRaw(url: string, body: string | Uint8Array): Promise<{
   return { status: res.status, json, text };
 }
 
+/** Socket-level causes of a failed fetch: the server is gone (refused) or went away mid-request (reset, closed). */
+const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * Whether `err` is fetch failing because the connection was refused or dropped (what a killed node
+ * does to its clients), as opposed to an answer, a JSON-RPC error or a failed assertion.
+ */
+export function isConnectionFailure(err: unknown): boolean {
+  if (!(err instanceof TypeError) || (err.message !== 'fetch failed' && err.message !== 'terminated')) return false;
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && CONNECTION_FAILURES.has(code);
+}
+
 /** Poll `probe` until it returns a value other than undefined, or fail after `timeoutMs`. */
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -35,6 +35,8 @@ export class NodeProcess {
   url = '';
   /** Base URL of the explorer (its API is under /api/v1), from its "explorer listening" log line. */
   explorerUrl = '';
+  /** URL of the JSON-RPC WebSocket server, from its "ws listening" log line. */
+  wsUrl = '';
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private output = '';
@@ -157,8 +159,10 @@ export class NodeProcess {
         while ((nl = pending.indexOf('\n')) >= 0) {
           const line = pending.slice(0, nl);
           pending = pending.slice(nl + 1);
-          const explorerPort = explorerPortOf(line);
+          const explorerPort = listeningPortOf(line, 'explorer listening');
           if (explorerPort !== undefined) this.explorerUrl = `http://127.0.0.1:${explorerPort}`;
+          const wsPort = listeningPortOf(line, 'ws listening');
+          if (wsPort !== undefined) this.wsUrl = `ws://127.0.0.1:${wsPort}`;
           const url = rpcUrlOf(line);
           if (url) {
             listening = true;
@@ -190,12 +194,12 @@ export class NodeProcess {
   }
 }
 
-/** The port of a pino "explorer listening" line, if this is one. */
-function explorerPortOf(line: string): number | undefined {
-  if (!line.includes('explorer listening')) return undefined;
+/** The port of a pino "<server> listening" line (`msg`), if this is one. */
+function listeningPortOf(line: string, msg: string): number | undefined {
+  if (!line.includes(msg)) return undefined;
   try {
     const entry = JSON.parse(line) as { msg?: string; port?: number };
-    if (entry.msg === 'explorer listening' && typeof entry.port === 'number') return entry.port;
+    if (entry.msg === msg && typeof entry.port === 'number') return entry.port;
   } catch {
     // Not a JSON log line.
   }

@@ -32,12 +32,11 @@ export const transactionMethods: MethodTable = {
 
   eth_sendRawTransaction: method([required(parseBytes)], (ctx, [raw]) => {
     if (raw.length === 0) throw new InvalidArgumentError(0, 'empty transaction');
-    try {
-      return toData(ctx.services.mempool.add(raw));
-    } catch (err) {
+    // Admitted now, in call order; answered once the pool journal holds it, so an answered hash survives a crash.
+    const answer = ctx.services.mempool.submit(raw).then(toData, (err: unknown) => {
       // The pool's texts are geth's ("nonce too low", "insufficient funds for gas * price + value"): keep them verbatim.
-      if (err instanceof TxPoolError) throw new TransactionRejectedError(err.message);
-      throw err;
-    }
+      throw err instanceof TxPoolError ? new TransactionRejectedError(err.message) : err;
+    });
+    return ctx.answerLater ? ctx.answerLater(answer) : answer;
   }),
 };

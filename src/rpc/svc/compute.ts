@@ -110,7 +110,7 @@ export const computeMethods: MethodTable = {
 
   svc_getInferenceMiners: method([], (ctx) => ctx.services.app.compute.minerList().map((m) => rpcMinerView(ctx, m))),
 
-  svc_submitInferenceTask: method([required(parseBytes)], (ctx, [raw]) => {
+  svc_submitInferenceTask: method([required(parseBytes)], async (ctx, [raw]) => {
     if (raw.length === 0) throw new InvalidArgumentError(0, 'empty transaction');
     let tx;
     try {
@@ -127,7 +127,7 @@ export const computeMethods: MethodTable = {
       throw new InvalidArgumentError(0, 'the transaction data is not a submitTask(string modelId, string input) call');
     }
     try {
-      const hash = ctx.services.mempool.add(raw);
+      const hash = await ctx.services.mempool.submit(raw);
       return { transactionHash: toData(hash), taskId: publicTaskId(hash) };
     } catch (err) {
       if (err instanceof TxPoolError) throw new TransactionRejectedError(err.message);

@@ -74,7 +74,7 @@ export class Faucet {
     });
     let hash: Buffer;
     try {
-      hash = mempool.add(Buffer.from(signed.slice(2), 'hex'));
+      hash = await mempool.submit(Buffer.from(signed.slice(2), 'hex'));
     } catch (err) {
       throw new TransactionRejectedError(`faucet transfer refused: ${(err as Error).message}`);
     }
