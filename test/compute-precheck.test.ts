@@ -9,7 +9,7 @@
 // accepted. The node part is skipped where the addon or the model files are absent; in CI that fails.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Hex } from 'viem';
@@ -18,8 +18,8 @@ import { startNode, type RunningNode } from '../src/node.js';
 import { chain as chainParams, compute as defaultCompute, proofPrecheck, staking, type ComputeParams } from '../src/params.js';
 import type { Address } from '../src/modules/compute/types.js';
 import { inputHash, outputHash, type TaskJson } from '../src/modules/compute/wire.js';
-import { inferenceAddon, inferenceAvailability, type LoadedModel } from '../src/native/inference.js';
-import { SMALL, testModelDir } from './support/inference.js';
+import { inferenceAddon, type LoadedModel } from '../src/native/inference.js';
+import { SMALL, missingSmallModel, requireOrSkip, testModelDir } from './support/inference.js';
 import { rpc } from './support/json-rpc.js';
 import { int8Bytes, refusalOf, ScriptedMiner, type ClaimedOutput } from './support/compute-miner.js';
 import { devnetConfig } from './support/node-config.js';
@@ -69,12 +69,7 @@ describe('ProofPrecheck: which proofs a node re-executes before accepting them',
   });
 });
 
-const availability = inferenceAvailability();
-const skip = !availability.available
-  ? `inference addon unavailable: ${availability.reason}`
-  : ['model.safetensors', 'tokenizer.json'].every((f) => existsSync(path.join(testModelDir(), SMALL, f)))
-    ? false
-    : `${SMALL} is not in ${testModelDir()} (run node scripts/setup-inference.mjs)`;
+const skip = requireOrSkip(missingSmallModel());
 /** Every proof is spot-checked too, so an accepted proof's fate is known two blocks later. */
 const COMPUTE: ComputeParams = { ...defaultCompute, spotCheckBps: 10_000 };
 const EPOCH = staking.epochLengthBlocks;
