@@ -16,6 +16,14 @@ export interface NodeConfig {
   rpcRateLimit: number;
   /** Exempt loopback clients from the rate limit (devnet default). */
   rateLimitExemptLoopback: boolean;
+  /** A request's headers and body must arrive within this many ms on every port (default params.http.readTimeoutMs). */
+  httpReadTimeoutMs?: number;
+  /** A connection whose client takes none of the data waiting for it for this many ms is closed (default params.http.writeTimeoutMs). */
+  httpWriteTimeoutMs?: number;
+  /** Idle kept-alive HTTP connections are closed after this many ms (default params.http.idleTimeoutMs). */
+  httpIdleTimeoutMs?: number;
+  /** Connections one client address may hold open on one port; 0 = no cap (default params.http.maxConnectionsPerIp). */
+  maxConnectionsPerIp?: number;
   /** Reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For/-Proto count on the explorer and WebSocket ports (--trust-proxy); none by default. */
   trustProxy?: string[];
   /** Genesis file (JSON, format in src/chain/genesis.ts); required on mainnet, replaces the built-in genesis elsewhere. */

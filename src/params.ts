@@ -82,6 +82,22 @@ export const mempool = {
   journalCompactBytes: 16 * 1024 * 1024,
 } as const;
 
+/**
+ * Connections of every listener (JSON-RPC HTTP and WebSocket, the explorer), after geth's HTTP
+ * timeouts; docs/rpc.md, "Connections and timeouts". Flags --http-read-timeout-ms,
+ * --http-write-timeout-ms, --http-idle-timeout-ms and --max-connections-per-ip override them.
+ */
+export const http = {
+  /** A request's headers and body must arrive within this (geth's ReadTimeout); else 408 and the connection is closed. */
+  readTimeoutMs: 30_000,
+  /** A connection whose client takes none of the data waiting for it for this long is closed (geth's WriteTimeout). */
+  writeTimeoutMs: 30_000,
+  /** Kept-alive connections idle this long are closed (geth's IdleTimeout: 120 s). */
+  idleTimeoutMs: 120_000,
+  /** Connections one client address (IPv6: its /64) may hold open on one port; more are refused with HTTP 429. */
+  maxConnectionsPerIp: 64,
+} as const;
+
 export const rpc = {
   defaultHost: '127.0.0.1',
   defaultPort: 8545,
@@ -118,8 +134,6 @@ export const rpc = {
   maxFilters: 10_000,
   /** Items a filter buffers between polls; the oldest are dropped beyond it. */
   maxFilterBufferItems: 10_000,
-  /** Idle keep-alive connections are closed after this long (geth's HTTP idle timeout: 120 s). */
-  httpKeepAliveMs: 120_000,
   /** How long browsers may cache a CORS preflight answer. */
   corsMaxAgeSeconds: 600,
 } as const;

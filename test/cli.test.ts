@@ -80,6 +80,10 @@ describe('svc-node --help', () => {
       ['--rpc-rate-limit', 'SVC_RPC_RATE_LIMIT'],
       ['--rate-limit-loopback-exempt', 'SVC_RATE_LIMIT_LOOPBACK_EXEMPT'],
       ['--validator-address', 'SVC_VALIDATOR_ADDRESS'],
+      ['--http-read-timeout-ms', 'SVC_HTTP_READ_TIMEOUT_MS'],
+      ['--http-write-timeout-ms', 'SVC_HTTP_WRITE_TIMEOUT_MS'],
+      ['--http-idle-timeout-ms', 'SVC_HTTP_IDLE_TIMEOUT_MS'],
+      ['--max-connections-per-ip', 'SVC_MAX_CONNECTIONS_PER_IP'],
     ];
     for (const [flag, env] of expected) {
       assert.ok(help.includes(flag), `${flag} missing from help`);
@@ -152,6 +156,10 @@ describe('svc-node start: the loopback rate-limit exemption follows the network 
     blockTimeMs: 1000,
     logLevel: 'info',
     rpcRateLimit: 100,
+    httpReadTimeoutMs: 30_000,
+    httpWriteTimeoutMs: 30_000,
+    httpIdleTimeoutMs: 120_000,
+    maxConnectionsPerIp: 64,
     computeMode: 'pow',
     inferenceBackend: 'auto',
     modelDir: '/models',

@@ -7,10 +7,12 @@ import { parseAddress } from '../chain/address.js';
 import { FAUCET_KEY_ENV, FaucetKey, FaucetKeyError, readFaucetKeyFile } from '../chain/faucet-key.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { TrustedProxies, TrustedProxyError } from '../net/client-ip.js';
-import { CHAIN_ID, chain as chainParams, proofPrecheck, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
+import { CHAIN_ID, chain as chainParams, http as httpParams, proofPrecheck, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
 
 const NETWORKS: readonly NetworkName[] = ['devnet', 'testnet', 'mainnet'];
 const MAX_PORT = 65_535;
+/** The longest delay a Node.js timer takes. */
+const MAX_TIMER_MS = 2_147_483_647;
 /** Environment variable of the loopback exemption, read by hand because commander's boolean env handling only tests presence. */
 export const LOOPBACK_EXEMPT_ENV = 'SVC_RATE_LIMIT_LOOPBACK_EXEMPT';
 
@@ -32,6 +34,10 @@ export interface StartFlags {
   logLevel: LogLevel;
   rpcRateLimit: number;
   rateLimitLoopbackExempt?: boolean;
+  httpReadTimeoutMs: number;
+  httpWriteTimeoutMs: number;
+  httpIdleTimeoutMs: number;
+  maxConnectionsPerIp: number;
   trustProxy?: string;
   validatorAddress?: string;
   faucetKeyFile?: string;
@@ -120,6 +126,30 @@ export function addStartOptions(cmd: Command): Command {
       ),
     )
     .addOption(new Option('--no-rate-limit-loopback-exempt', 'rate-limit loopback clients too'))
+    .addOption(
+      new Option('--http-read-timeout-ms <ms>', "a request's headers and body must arrive within this, on every port")
+        .argParser(integerIn(1, MAX_TIMER_MS))
+        .default(httpParams.readTimeoutMs)
+        .env('SVC_HTTP_READ_TIMEOUT_MS'),
+    )
+    .addOption(
+      new Option('--http-write-timeout-ms <ms>', 'a connection whose client takes none of the data waiting for it for this long is closed')
+        .argParser(integerIn(1, MAX_TIMER_MS))
+        .default(httpParams.writeTimeoutMs)
+        .env('SVC_HTTP_WRITE_TIMEOUT_MS'),
+    )
+    .addOption(
+      new Option('--http-idle-timeout-ms <ms>', 'idle kept-alive HTTP connections are closed after this')
+        .argParser(integerIn(1, MAX_TIMER_MS))
+        .default(httpParams.idleTimeoutMs)
+        .env('SVC_HTTP_IDLE_TIMEOUT_MS'),
+    )
+    .addOption(
+      new Option('--max-connections-per-ip <n>', 'connections one client address may hold open on each port (0 = no cap; loopback follows the loopback exemption)')
+        .argParser(integerIn(0, 1_000_000))
+        .default(httpParams.maxConnectionsPerIp)
+        .env('SVC_MAX_CONNECTIONS_PER_IP'),
+    )
     .addOption(
       new Option(
         '--trust-proxy <addresses>',
@@ -212,6 +242,10 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
     logLevel: flags.logLevel,
     rpcRateLimit: flags.rpcRateLimit,
     rateLimitExemptLoopback: exempt,
+    httpReadTimeoutMs: flags.httpReadTimeoutMs,
+    httpWriteTimeoutMs: flags.httpWriteTimeoutMs,
+    httpIdleTimeoutMs: flags.httpIdleTimeoutMs,
+    maxConnectionsPerIp: flags.maxConnectionsPerIp,
   };
   if (flags.genesis !== undefined) config.genesisFile = path.resolve(cwd, flags.genesis);
   config.computeMode = flags.computeMode;

@@ -9,13 +9,12 @@ import type { Logger } from 'pino';
 import type { RouteDef, RouteModule } from './definition.js';
 import { ExplorerError, failure, PayloadTooLargeError, success, toJson, BadRequestError, RequestAbortedError } from './envelope.js';
 import { clientOrigin, TrustedProxies } from '../net/client-ip.js';
+import { guardConnections, listenerLimits, serverOptions } from '../net/connection-guard.js';
 import { openApiDocument } from './openapi.js';
 import type { Dispatch, ExplorerServices } from './services.js';
 import { checkBody, parseParam } from './validate.js';
 
 export const API_PREFIX = '/api/v1';
-/** Idle keep-alive connections are closed after this long (as the JSON-RPC server: 120 s). */
-const KEEP_ALIVE_MS = 120_000;
 /** Largest JSON body accepted (Solidity standard JSON inputs for verification fit well within it). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -222,10 +221,10 @@ export async function startExplorerServer(
   app.use(root.routes());
   app.use(root.allowedMethods({ throw: false }));
 
-  const server = http.createServer(app.callback());
-  // Longer than the usual client idle timeouts, so a kept-alive connection is not closed under a request.
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
-  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+  // Read, write and idle timeouts and the per-address connection cap of every port (params.http, docs/explorer.md).
+  const limits = listenerLimits(services.node.config);
+  const server = http.createServer(serverOptions(limits), app.callback());
+  guardConnections(server, limits, (_status, message) => failure(message), log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

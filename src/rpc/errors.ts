@@ -223,6 +223,22 @@ export class RateLimitExceededError extends LimitExceededError {
   }
 }
 
+/** -32005 with HTTP 408: the request's body did not arrive within the read timeout; the connection is closed. */
+export class RequestTimeoutError extends LimitExceededError {
+  override name = 'RequestTimeoutError';
+  constructor(readTimeoutMs: number) {
+    super(`request not received within ${readTimeoutMs} ms`);
+  }
+}
+
+/** -32005 with HTTP 429: the client's address already holds params.http.maxConnectionsPerIp connections; this one is closed. */
+export class TooManyConnectionsError extends LimitExceededError {
+  override name = 'TooManyConnectionsError';
+  constructor(maxPerIp: number) {
+    super(`too many connections from this address: at most ${maxPerIp} at once; close one and retry`);
+  }
+}
+
 /** -32005: the rest of a batch is dropped once its responses pass params.rpc.maxBatchResponseBytes. */
 export class ResponseTooLargeError extends LimitExceededError {
   override name = 'ResponseTooLargeError';

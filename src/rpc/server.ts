@@ -4,6 +4,7 @@
 // and answers plain state reads itself; every other request comes here, to `respond`.
 import type { NodeServices } from '../chain/services.js';
 import { core, type HttpReply, type HttpRequestInfo } from '../native/index.js';
+import { listenerLimits } from '../net/connection-guard.js';
 import { rpc } from '../params.js';
 import {
   BodyTooLargeError,
@@ -129,7 +130,7 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
       maxBodyBytes: rpc.maxBodyBytes,
       maxDiscardBytes: rpc.maxDiscardBytes,
       discardTimeoutMs: rpc.discardTimeoutMs,
-      idleTimeoutMs: rpc.httpKeepAliveMs,
+      idleTimeoutMs: listenerLimits(config).idleTimeoutMs,
       rateLimitPerSecond: config.rpcRateLimit,
       exemptLoopback: config.rateLimitExemptLoopback,
       maxBatchItems: rpc.maxBatchItems,

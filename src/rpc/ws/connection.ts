@@ -12,11 +12,14 @@ import type { IpRateLimiter } from './rate-limit.js';
 import type { SubscriberSession } from './subscribe-methods.js';
 import { Subscription, type SubscriptionFilter, type SubscriptionHub, type SubscriptionOwner } from './subscriptions.js';
 
-/** Close codes (RFC 6455): 1008 policy violation (too slow), 1001 going away (shutdown). */
-export const CLOSE_TOO_SLOW = 1008;
+/** Close codes (RFC 6455): 1008 policy violation (too slow, a stalled message), 1001 going away (shutdown). */
+export const CLOSE_POLICY_VIOLATION = 1008;
+export const CLOSE_TOO_SLOW = CLOSE_POLICY_VIOLATION;
 export const CLOSE_GOING_AWAY = 1001;
 /** The reason sent with 1008 (a close reason is at most 123 bytes). */
 export const TOO_SLOW_REASON = 'send buffer full: client too slow to read notifications';
+/** The reason sent with 1008 for a message not received within the read timeout (the timeout follows it). */
+export const STALLED_REASON = 'message not received within the read timeout';
 
 export interface ConnectionLimits {
   maxSubscriptionsPerConnection: number;
@@ -218,12 +221,26 @@ export class WsConnection implements SubscriptionOwner {
     this.socket.send(data, { binary: false });
   }
 
+  /** Closes a connection whose message did not arrive within the read timeout (src/rpc/ws/message-deadline.ts). */
+  closeStalled(readTimeoutMs: number): void {
+    if (this.ended) return;
+    this.end();
+    this.deps.metrics.disconnects.inc({ reason: 'stalled' });
+    this.deps.log.debug({ ip: this.ip, readTimeoutMs }, 'ws message incomplete past the read timeout: closing with 1008');
+    this.closeThenCut(CLOSE_POLICY_VIOLATION, `${STALLED_REASON} (${readTimeoutMs} ms)`);
+  }
+
   private closeTooSlow(queued: number): void {
     if (this.ended) return;
     this.end();
     this.deps.metrics.disconnects.inc({ reason: 'slow' });
     this.deps.log.warn({ ip: this.ip, queuedBytes: queued }, 'ws client too slow: closing with 1008');
-    this.socket.close(CLOSE_TOO_SLOW, TOO_SLOW_REASON);
+    this.closeThenCut(CLOSE_TOO_SLOW, TOO_SLOW_REASON);
+  }
+
+  /** Sends a close frame; a client that does not complete the closing handshake within the grace is cut. */
+  private closeThenCut(code: number, reason: string): void {
+    this.socket.close(code, reason);
     // The close frame waits behind what is queued; a client that never reads it is cut after the grace.
     const timer = setTimeout(() => this.socket.terminate(), this.deps.limits.slowCloseGraceMs);
     timer.unref();

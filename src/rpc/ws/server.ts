@@ -9,8 +9,9 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { NodeServices } from '../../chain/services.js';
 import { clientOrigin, TrustedProxies } from '../../net/client-ip.js';
+import { guardConnections, listenerLimits, serverOptions, type ErrorBody, type ListenerLimits } from '../../net/connection-guard.js';
 import { ws as wsParams } from '../../params.js';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, RequestTimeoutError, TooManyConnectionsError } from '../errors.js';
 import { createRpcContext } from '../context.js';
 import type { RpcContext } from '../method.js';
 import { rpcMethods } from '../methods.js';
@@ -19,6 +20,7 @@ import { RpcDispatcher } from '../protocol.js';
 import { svcMethods } from '../svc/index.js';
 import { CLOSE_GOING_AWAY, RequestScope, WsConnection, type ConnectionLimits } from './connection.js';
 import { WsMetrics } from './metrics.js';
+import { enforceMessageDeadline } from './message-deadline.js';
 import { IpRateLimiter } from './rate-limit.js';
 import { subscriptionMethods } from './subscribe-methods.js';
 import { SubscriptionHub } from './subscriptions.js';
@@ -55,6 +57,17 @@ const UPGRADE_REQUIRED = JSON.stringify({
   id: null,
   error: new InvalidRequestError('this endpoint serves JSON-RPC over WebSocket only; connect with ws:// or POST to the HTTP endpoint').toObject(),
 });
+
+/** The body of an HTTP answer the connection guard gives on this port (429, 408, 400): the JSON-RPC HTTP port's error. */
+function guardErrorBody(limits: ListenerLimits): ErrorBody {
+  return (status, message) => {
+    const error =
+      status === 429 ? new TooManyConnectionsError(limits.maxPerIp)
+      : status === 408 ? new RequestTimeoutError(limits.readTimeoutMs)
+      : new InvalidRequestError(message);
+    return JSON.stringify({ jsonrpc: '2.0', id: null, error: error.toObject() });
+  };
+}
 
 /** Refuses an upgrade with a bare HTTP status (the socket is not a WebSocket yet). */
 function refuseUpgrade(socket: Duplex, status: number, text: string): void {
@@ -94,12 +107,16 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
 
   const connections = new Set<WsConnection>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
-  const server = http.createServer((_req, res) => {
+  // Read, write and idle timeouts and the per-address connection cap of every port (params.http): the upgrade
+  // request must arrive within the read timeout, and so must each message after it.
+  const listener = listenerLimits(config);
+  const server = http.createServer(serverOptions(listener), (_req, res) => {
     res.writeHead(426, { 'Content-Type': 'application/json', Upgrade: 'websocket', Connection: 'Upgrade' });
     res.end(UPGRADE_REQUIRED);
   });
+  guardConnections(server, listener, guardErrorBody(listener), wsLog);
 
-  const accept = (socket: WebSocket, ip: string): void => {
+  const accept = (socket: WebSocket, ip: string): WsConnection => {
     const connection = new WsConnection(socket, ip, deps);
     connections.add(connection);
     metrics.connections.inc();
@@ -107,6 +124,7 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
       connections.delete(connection);
       metrics.connections.dec();
     });
+    return connection;
   };
 
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -118,7 +136,10 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
     }
     // The client-address rule of the explorer too: forwarded headers count only from a trusted proxy.
     const { ip } = clientOrigin(req.socket.remoteAddress ?? '', req.headers, trustProxy);
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, ip));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const connection = accept(ws, ip);
+      enforceMessageDeadline(socket, listener.readTimeoutMs, () => connection.closeStalled(listener.readTimeoutMs));
+    });
   });
 
   try {
