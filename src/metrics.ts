@@ -2,6 +2,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Mempool } from './chain/services.js';
 import type { BlockProduction } from './consensus/production.js';
+import { core, type LaneStats } from './native/index.js';
 
 /** Buckets of the block production histogram, in seconds (sub-millisecond empty blocks to multi-second full ones). */
 const BLOCK_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -30,6 +31,28 @@ export function createMetrics(mempool: Mempool): NodeMetrics {
       const { pending, queued } = mempool.stats();
       this.set({ state: 'pending' }, pending);
       this.set({ state: 'queued' }, queued);
+    },
+  });
+  const lanes = (set: (lane: string, value: number) => void, pick: (l: LaneStats) => number): void => {
+    for (const l of core.laneStats()) set(l.name, pick(l));
+  };
+  new Gauge({
+    name: 'svc_native_lane_jobs',
+    help: 'Jobs on the native worker lanes (block, exec, logs, backfill) by state',
+    labelNames: ['lane', 'state'] as const,
+    registers,
+    collect() {
+      lanes((lane, v) => this.set({ lane, state: 'waiting' }, v), (l) => l.waiting);
+      lanes((lane, v) => this.set({ lane, state: 'running' }, v), (l) => l.running);
+    },
+  });
+  new Gauge({
+    name: 'svc_native_lane_refused',
+    help: 'Jobs refused because their lane queue was full (answered -32005 or 503), since start',
+    labelNames: ['lane'] as const,
+    registers,
+    collect() {
+      lanes((lane, v) => this.set({ lane }, v), (l) => l.refused);
     },
   });
   return {

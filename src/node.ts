@@ -70,6 +70,8 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
 
   // Owner only: the data dir holds the database and the explorer's secrets (an older dir is narrowed).
   secureDataDir(config.dataDir);
+  // Heavy reads run on bounded native lanes; block production has a thread of its own.
+  core.configureLanes(rpcParams.lanes);
   const chain: Chain = core.Chain.open(config.dataDir, genesis, { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
   let journal: PoolJournal | undefined;
   try {

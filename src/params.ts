@@ -118,6 +118,15 @@ export const rpc = {
   /** eth_getLogs: widest block range and most logs in one answer. */
   maxLogBlockRange: 10_000,
   maxLogResults: 10_000,
+  /** A log filter's addresses, and topics at one position, over HTTP and WebSocket alike (geth's maxAddresses and maxSubTopics). */
+  maxLogFilterAddresses: 1000,
+  maxLogFilterTopicsPerPosition: 1000,
+  /**
+   * Native worker lanes for heavy reads (block production has a thread of its own): eth_call and eth_estimateGas share
+   * `exec`, eth_getLogs uses `logs`. A request that finds `maxWaiting` requests queued is answered -32005 at once.
+   * Threads 0 = the core's default (exec: cores - 1, logs: cores / 2, at least 1).
+   */
+  lanes: { exec: { threads: 0, maxWaiting: 128 }, logs: { threads: 0, maxWaiting: 32 } },
   /** Filters not polled for this long are removed (geth: 5 minutes). */
   filterTimeoutMs: 5 * 60 * 1000,
   /** Gas cap for eth_call and eth_estimateGas (geth's RPCGasCap). */
@@ -329,6 +338,9 @@ export const explorer = {
   emailMaxLength: 254,
   /** argon2id cost: OWASP's minimum recommendation (19 MiB, 2 passes, 1 lane). */
   argon2: { memoryCost: 19_456, timeCost: 2, parallelism: 1 },
+  /** argon2 hashes computed at once, and the most waiting for a slot; past it a login or register answers 503. */
+  argon2Workers: 2,
+  argon2MaxWaiting: 64,
   /** API keys one account may hold: enough for separate apps, few enough to bound per-user quota. */
   apiKeysPerAccount: 5,
   /** Random base62 characters after the `svc_` prefix: 40 chars give about 238 bits. */
@@ -379,8 +391,6 @@ export const ws = {
   slowCloseGraceMs: 5_000,
   /** A ping every interval; a peer that has not answered the previous one by then is cut (geth: 30 s). */
   pingIntervalMs: 30_000,
-  /** Addresses one logs subscription may list (geth's maxAddresses). */
-  maxLogAddresses: 1000,
   /** Requests of one connection answered at once; beyond it the connection's socket is not read until one ends. */
   maxInFlightRequests: 64,
   /** Rooms one socket.io client of the explorer's live feed may join. */

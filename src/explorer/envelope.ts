@@ -70,6 +70,14 @@ export class TooManyRequestsError extends ExplorerError {
   }
 }
 
+/** 503: the node's workers for this kind of request are all busy and their queue is full; retry shortly. */
+export class ServiceBusyError extends ExplorerError {
+  override name = 'ServiceBusyError';
+  constructor(message: string) {
+    super(503, message, { 'Retry-After': '1' });
+  }
+}
+
 /** JSON with bigints as decimal strings (the explorer's rule for large integers). */
 export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));

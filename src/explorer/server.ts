@@ -7,9 +7,10 @@ import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { RouteDef, RouteModule } from './definition.js';
-import { ExplorerError, failure, PayloadTooLargeError, success, toJson, BadRequestError, RequestAbortedError } from './envelope.js';
+import { ExplorerError, failure, PayloadTooLargeError, success, toJson, BadRequestError, RequestAbortedError, ServiceBusyError } from './envelope.js';
 import { clientOrigin, TrustedProxies } from '../net/client-ip.js';
 import { guardConnections, listenerLimits, serverOptions } from '../net/connection-guard.js';
+import { isLaneBusy } from '../native/index.js';
 import { openApiDocument } from './openapi.js';
 import type { Dispatch, ExplorerServices } from './services.js';
 import { checkBody, parseParam } from './validate.js';
@@ -65,6 +66,8 @@ export function clientUsesHttps(ctx: Context): boolean {
 
 /** The envelope of an error the client caused, or of a request that went wrong (500, logged once). */
 function failureAnswer(err: unknown, log: Logger, path: string): { status: number; headers: Record<string, string>; error: string } {
+  // A native lane with a full queue: busy, not broken.
+  if (isLaneBusy(err)) err = new ServiceBusyError(err.message);
   if (err instanceof URIError) err = new BadRequestError('malformed %-escape in the path');
   if (err instanceof ExplorerError) return { status: err.status, headers: err.headers, error: err.message };
   log.error({ err, path }, 'explorer request failed');

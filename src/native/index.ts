@@ -244,17 +244,25 @@ export interface HttpServerOptions {
   /** Bytes of a refused body read and thrown away so that the 413 reaches the client. */
   maxDiscardBytes: number;
   discardTimeoutMs: number;
-  /** How long a kept-alive connection may wait for its next request. */
+  /** How long a connection may wait for the next request's headers (idle keep-alive time included). */
   idleTimeoutMs: number;
+  /** How long a request's body may take to arrive once its headers are read (408 after it). */
+  readTimeoutMs: number;
+  /** How long one write may wait for the client to read before the connection is cut. */
+  writeTimeoutMs: number;
+  /** Open connections per client IP (0 = no cap); loopback is exempt with `exemptLoopback`. */
+  maxConnectionsPerIp: number;
   /** Requests per second per client IP (IPv6: per /64); 0 = no limit. */
   rateLimitPerSecond: number;
   exemptLoopback: boolean;
   maxBatchItems: number;
   maxBatchResponseBytes: number;
-  /** JSON bodies of the answers the server gives itself: 413, 429 and 500. */
+  /** JSON bodies of the answers the server gives itself: 413, 429, 500, 408 and 429 to a connection over the cap. */
   bodyTooLarge: string;
   rateLimited: string;
   internalError: string;
+  requestTimeout: string;
+  tooManyConnections: string;
 }
 
 /** A request the native server hands to JavaScript (everything but plain state reads). */
@@ -322,6 +330,28 @@ export interface Ed25519Item {
   signature: Buffer;
 }
 
+/** Size of a native worker lane: threads, and the most jobs that may wait for them (0 threads = the core's default). */
+export interface LaneSize {
+  threads: number;
+  maxWaiting: number;
+}
+
+/** Counters of one native lane (block, exec, logs, backfill). */
+export interface LaneStats {
+  name: string;
+  threads: number;
+  maxWaiting: number;
+  waiting: number;
+  running: number;
+  completed: number;
+  refused: number;
+}
+
+/** Whether `err` is a native lane's refusal: its queue was full (the message says which lane and how many waited). */
+export function isLaneBusy(err: unknown): err is Error {
+  return err instanceof Error && (err as Error & { code?: unknown }).code === 'QueueFull';
+}
+
 export interface CoreAddon {
   Chain: { open(dataDir: string, genesis: GenesisSpec, options: ChainOptions): Chain };
   RpcHttpServer: { start(chain: Chain, options: HttpServerOptions, handler: (request: HttpRequestInfo) => Promise<HttpReply>): RpcHttpServer };
@@ -354,6 +384,9 @@ export interface CoreAddon {
   ed25519Verify(publicKey: Buffer, message: Buffer, signature: Buffer): boolean;
   /** `ed25519Verify` of each item, in order (always the same verdicts), off the JS thread and split over cores. */
   ed25519VerifyBatch(items: Ed25519Item[]): Promise<boolean[]>;
+  /** Sizes the reader lanes; only the first call in a process counts (returns whether it did). */
+  configureLanes(sizes: { exec: LaneSize; logs: LaneSize }): boolean;
+  laneStats(): LaneStats[];
   version(): string;
 }
 

@@ -8,6 +8,7 @@ import {
   InvalidArgumentError,
   InvalidParamsError,
   InvalidRequestError,
+  LimitExceededError,
   MethodNotFoundError,
   MissingArgumentError,
   ParseError,
@@ -19,6 +20,7 @@ import {
 import { UNKNOWN_METHOD, type RpcMetrics } from './metrics.js';
 import { ANSWER_LATER, type Arg, type MethodTable, type RpcContext } from './method.js';
 import { InvalidValueError } from './validate.js';
+import { isLaneBusy } from '../native/index.js';
 
 /** A request id: the spec allows a string, a number or null (a null id is a real request and is answered). */
 export type RpcId = string | number | null;
@@ -189,6 +191,8 @@ export class RpcDispatcher {
 
   private toRpcError(err: unknown, method: string): RpcError {
     if (err instanceof RpcError) return err;
+    // A native lane with a full queue: the node is busy with other readers, not broken.
+    if (isLaneBusy(err)) return new LimitExceededError(err.message);
     this.log.error({ err, method }, 'JSON-RPC method failed');
     return new InternalError(err instanceof Error ? err.message : String(err));
   }

@@ -11,6 +11,8 @@ import {
   InternalError,
   InvalidRequestError,
   RateLimitExceededError,
+  RequestTimeoutError,
+  TooManyConnectionsError,
   RpcError,
   UnsupportedContentTypeError,
 } from './errors.js';
@@ -122,6 +124,7 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
   };
 
   const internalError = errorBody(new InternalError('internal server error'));
+  const limits = listenerLimits(config);
   const server = core.RpcHttpServer.start(
     services.chain,
     {
@@ -130,7 +133,11 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
       maxBodyBytes: rpc.maxBodyBytes,
       maxDiscardBytes: rpc.maxDiscardBytes,
       discardTimeoutMs: rpc.discardTimeoutMs,
-      idleTimeoutMs: listenerLimits(config).idleTimeoutMs,
+      // hyper's header timer covers idle keep-alive time and header arrival alike: the shorter of the two applies.
+      idleTimeoutMs: Math.min(limits.idleTimeoutMs, limits.readTimeoutMs),
+      readTimeoutMs: limits.readTimeoutMs,
+      writeTimeoutMs: limits.writeTimeoutMs,
+      maxConnectionsPerIp: limits.maxPerIp,
       rateLimitPerSecond: config.rpcRateLimit,
       exemptLoopback: config.rateLimitExemptLoopback,
       maxBatchItems: rpc.maxBatchItems,
@@ -138,6 +145,8 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
       bodyTooLarge: errorBody(new BodyTooLargeError(rpc.maxBodyBytes)),
       rateLimited: errorBody(new RateLimitExceededError(1)),
       internalError,
+      requestTimeout: errorBody(new RequestTimeoutError(limits.readTimeoutMs)),
+      tooManyConnections: errorBody(new TooManyConnectionsError(limits.maxPerIp)),
     },
     (req) =>
       respond(req).catch((err: unknown) => {

@@ -2,6 +2,7 @@
 // block ids, call objects and log filters. Each throws InvalidValueError with geth's wording; the
 // dispatcher prefixes it with the argument index ("invalid argument 0: ...").
 import type { CallRequest } from '../native/index.js';
+import { rpc as rpcParams } from '../params.js';
 
 /** A param value that does not parse; `reason` is the text after "invalid argument N: ". */
 export class InvalidValueError extends Error {
@@ -21,6 +22,20 @@ function member<T>(field: string, parse: () => T): T {
     if (err instanceof InvalidValueError) throw new InvalidValueError(`${field}: ${err.reason}`);
     throw err;
   }
+}
+
+/** Each item parsed; an error names its index as `${field}[i]` (built only on failure: filters list thousands). */
+function members<T>(field: string, values: readonly unknown[], parse: (value: unknown) => T): T[] {
+  const out = new Array<T>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    try {
+      out[i] = parse(values[i]);
+    } catch (err) {
+      if (err instanceof InvalidValueError) throw new InvalidValueError(`${field}[${i}]: ${err.reason}`);
+      throw err;
+    }
+  }
+  return out;
 }
 
 function describe(value: unknown): string {
@@ -66,7 +81,11 @@ export function parseBytes(value: unknown): Buffer {
   return Buffer.from(digits, 'hex');
 }
 
+/** Well-formed 20- and 32-byte hex, checked in one test before the detailed checks that explain a refusal. */
+const WELL_FORMED: Record<number, RegExp> = { 20: /^0x[0-9a-fA-F]{40}$/, 32: /^0x[0-9a-fA-F]{64}$/ };
+
 function parseFixedBytes(value: unknown, length: number, typeName: string): Buffer {
+  if (typeof value === 'string' && WELL_FORMED[length]?.test(value)) return Buffer.from(value.slice(2), 'hex');
   const digits = hexDigits(value);
   if (digits.length !== length * 2) {
     throw new InvalidValueError(`hex string has length ${digits.length}, want ${length * 2} for ${typeName}`);
@@ -262,8 +281,11 @@ export function parseLogQuery(value: unknown): LogQuery {
   let addresses: Buffer[] = [];
   if (present(o, 'address')) {
     const a = o.address;
+    if (Array.isArray(a) && a.length > rpcParams.maxLogFilterAddresses) {
+      throw new InvalidValueError(`exceed max addresses: a filter lists at most ${rpcParams.maxLogFilterAddresses}`);
+    }
     addresses = Array.isArray(a)
-      ? a.map((x, i) => member(`address[${i}]`, () => parseAddress(x)))
+      ? members('address', a, parseAddress)
       : [member('address', () => parseAddress(a))];
   }
 
@@ -282,7 +304,10 @@ function parseTopicPosition(value: unknown): Buffer[] | null {
   if (!Array.isArray(value)) return [parseHash(value)];
   // geth: an empty OR-array, or a null inside one, makes the whole position a wildcard.
   if (value.length === 0 || value.some((v) => v === null)) return null;
-  return value.map((v, j) => member(`[${j}]`, () => parseHash(v)));
+  if (value.length > rpcParams.maxLogFilterTopicsPerPosition) {
+    throw new InvalidValueError(`exceed max topics: a position lists at most ${rpcParams.maxLogFilterTopicsPerPosition}`);
+  }
+  return members('', value, parseHash);
 }
 
 /** eth_feeHistory's blockCount: a hex or decimal string, or a JSON number (geth's HexOrDecimal64). */

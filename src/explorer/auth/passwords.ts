@@ -1,29 +1,36 @@
 // Passwords: argon2id hashes (PHC strings) and the rules a new password must meet.
 import { Algorithm, hash, verify } from '@node-rs/argon2';
 import { explorer as params } from '../../params.js';
+import { WorkGate } from '../work-gate.js';
 
 const options = { algorithm: Algorithm.Argon2id, ...params.argon2 };
+
+/** argon2 runs on libuv's pool: a few at a time, so logins never take every core from block production and reads. */
+const argon2Gate = new WorkGate('password hashing', params.argon2Workers, params.argon2MaxWaiting);
 
 /** A hash of a password nobody has, so that unknown emails cost a login as much as wrong passwords. */
 let decoy: Promise<string> | undefined;
 
 /** The argon2id PHC string of `password`. */
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, options);
+  return argon2Gate.run(() => hash(password, options));
 }
 
 /** Whether `password` matches `passwordHash`; without a hash it still spends the same work and fails. */
 export async function verifyPassword(passwordHash: string | undefined, password: string): Promise<boolean> {
   if (passwordHash === undefined) {
-    decoy ??= hash('decoy password that is never accepted', options);
-    await verify(await decoy, password);
+    decoy ??= hashPassword('decoy password that is never accepted');
+    const decoyHash = await decoy;
+    await argon2Gate.run(() => verify(decoyHash, password));
     return false;
   }
-  try {
-    return await verify(passwordHash, password);
-  } catch {
-    return false;
-  }
+  return argon2Gate.run(async () => {
+    try {
+      return await verify(passwordHash, password);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Why `password` is not acceptable for the account `email`, or null. */
