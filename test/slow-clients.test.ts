@@ -1,4 +1,4 @@
-// Slow and greedy clients on the WebSocket and explorer ports (docs/rpc.md, "Connections and
+// Slow and greedy clients on the JSON-RPC HTTP, WebSocket and explorer ports (docs/rpc.md, "Connections and
 // timeouts"): a request whose headers or body trickle in is cut by the read timeout, a client that
 // takes no data is cut by the write timeout, idle kept-alive connections close after the idle
 // timeout, a WebSocket message that stops half-way is closed with 1008, and one address holds at
@@ -210,6 +210,84 @@ describe('the explorer: read, write and idle timeouts', () => {
     const one = Buffer.byteLength(probe.last.body);
     probe.socket.destroy();
     assert.ok(c.data.length < one * requests, `every answer was sent (${c.data.length} bytes)`);
+  });
+});
+
+describe('the JSON-RPC HTTP port (native): read and write timeouts, connections per client address', () => {
+  const rpcPort = () => node.rpcPort;
+  const rpcError = (body: string) => (JSON.parse(body) as { id: null; error: { code: number; message: string } });
+
+  it('cuts a request whose body trickles in one byte every 2 s with 408 and a JSON-RPC error', { timeout: 20_000 }, async () => {
+    const c = new RawConnection(rpcPort());
+    c.socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    trickle(c, 2_000);
+    const r = await c.response(2 * READ_TIMEOUT_MS + SLACK_MS);
+    assert.equal(r.status, 408);
+    assert.equal(r.headers.connection, 'close');
+    const body = rpcError(r.body);
+    assert.equal(body.id, null);
+    assert.deepEqual(body.error, { code: -32005, message: `request not received within ${READ_TIMEOUT_MS} ms` });
+    const elapsed = await c.closed;
+    assert.ok(elapsed <= READ_TIMEOUT_MS + SLACK_MS, `closed after ${Math.round(elapsed)} ms`);
+  });
+
+  it('closes a connection whose headers never complete', { timeout: 20_000 }, async () => {
+    const c = new RawConnection(rpcPort());
+    c.socket.write('POST / HTTP/1.1\r\n');
+    trickle(c, 500);
+    const elapsed = await Promise.race([c.closed, sleep(2 * READ_TIMEOUT_MS + SLACK_MS).then(() => Infinity)]);
+    c.socket.destroy();
+    assert.ok(elapsed <= READ_TIMEOUT_MS + SLACK_MS, `still open after ${Math.round(elapsed)} ms`);
+  });
+
+  it('cuts a client that takes none of its responses within the write timeout', { timeout: 30_000 }, async () => {
+    const c = new RawConnection(rpcPort());
+    await c.connected;
+    c.socket.pause();
+    // A batch of 1,000 block reads answers about 1 MB; 40 of them pipelined fill any socket buffer.
+    const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBlockByNumber', params: ['0x0', false] })));
+    const request = `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(batch)}\r\n\r\n${batch}`;
+    const requests = 40;
+    for (let i = 0; i < requests; i++) c.socket.write(request);
+    await sleep(WRITE_TIMEOUT_MS + SLACK_MS + 500);
+    c.socket.resume();
+    const end = await Promise.race([c.closed.then(() => 'closed'), sleep(5_000).then(() => 'open')]);
+    assert.equal(end, 'closed', `the connection stayed open (${c.data.length} bytes received)`);
+  });
+
+  it(`refuses connection ${MAX_PER_IP + 1} from one address with 429 before reading it, and takes one again once one closes`, { timeout: 20_000 }, async () => {
+    await sleep(200);
+    const health = () => get('/health');
+    const open: RawConnection[] = [];
+    for (let i = 0; i < MAX_PER_IP; i++) {
+      const c = new RawConnection(rpcPort());
+      c.socket.write(health());
+      assert.equal((await c.response()).status, 200);
+      open.push(c);
+    }
+    try {
+      const refused = new RawConnection(rpcPort());
+      const r = await refused.response();
+      assert.equal(r.status, 429);
+      assert.deepEqual(rpcError(r.body).error, {
+        code: -32005,
+        message: `too many connections from this address: at most ${MAX_PER_IP} at once; close one and retry`,
+      });
+      await refused.closed;
+
+      open.shift()!.socket.destroy();
+      let status = 0;
+      for (let attempt = 0; attempt < 20 && status !== 200; attempt++) {
+        const again = new RawConnection(rpcPort());
+        again.socket.write(health());
+        status = (await again.response()).status;
+        if (status === 200) open.push(again);
+        else await sleep(50);
+      }
+      assert.equal(status, 200, 'a connection is accepted again once one closed');
+    } finally {
+      for (const c of open) c.socket.destroy();
+    }
   });
 });
 

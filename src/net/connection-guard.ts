@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../config.js';
 import { http as httpParams } from '../params.js';
+import { RequestTimeoutError, TooManyConnectionsError } from '../rpc/errors.js';
 import { clientKey, isLoopback, TrustedProxies } from './client-ip.js';
 
 export interface ListenerLimits {
@@ -121,7 +122,7 @@ export function guardConnections(server: http.Server, limits: ListenerLimits, er
 
   const refuse = (socket: Socket, ip: string): void => {
     log?.debug({ ip, max: limits.maxPerIp }, 'connection refused: too many from this address');
-    const message = `too many connections from this address: at most ${limits.maxPerIp} at once; close one and retry`;
+    const message = new TooManyConnectionsError(limits.maxPerIp).message;
     socket.on('error', () => socket.destroy());
     // Read and drop what the client sends, so that closing sends a FIN rather than a reset that could lose the 429.
     socket.on('data', () => undefined);
@@ -143,7 +144,7 @@ export function guardConnections(server: http.Server, limits: ListenerLimits, er
     }
     const [status, message] =
       err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, `request not received within ${limits.readTimeoutMs} ms`]
+        ? [408, new RequestTimeoutError(limits.readTimeoutMs).message]
         : err.code === 'HPE_HEADER_OVERFLOW'
           ? [431, 'request headers too large']
           : [400, 'malformed HTTP request'];
