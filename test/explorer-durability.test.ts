@@ -93,10 +93,12 @@ describe('explorer index across SIGKILL', { timeout: 300_000 }, () => {
       await node!.restart();
       nonces.clear();
     }
-    // Quiet: let the index reach the head.
+    // Quiet: transactions the pool journal kept across the kills are mined, and the index reaches the head.
     const head = await waitFor(
-      'the index to reach the head',
+      'the pool to empty and the index to reach the head',
       async () => {
+        const pending = await api<unknown[]>('/transactions/pending');
+        if (pending.data.length > 0) return undefined;
         const ready = await api<{ lag: number; indexed: number; head: number }>('/health/ready');
         return ready.status === 200 && ready.data.lag === 0 ? ready.data : undefined;
       },
