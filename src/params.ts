@@ -103,6 +103,8 @@ export const rpc = {
   defaultPort: 8545,
   defaultWsPort: 8546,
   defaultExplorerPort: 8080,
+  /** Bodies larger than this are parsed after the I/O already pending, one event-loop turn later. */
+  deferParseBytes: 64 * 1024,
   /** Request body cap: larger bodies get HTTP 413. */
   maxBodyBytes: 5 * 1024 * 1024,
   /** Bytes of a refused (oversized) body read and discarded so the 413 reaches the client. */

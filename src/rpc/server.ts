@@ -96,6 +96,9 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
   const serveRpc = async (req: HttpRequestInfo): Promise<HttpReply> => {
     const contentType = (req.contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!JSON_MEDIA_TYPES.has(contentType)) return reply(415, errorBody(new UnsupportedContentTypeError(contentType)));
+    // A large body costs milliseconds to parse and check: it waits for the I/O already pending, so a
+    // burst of large requests does not hold up the small ones (health probes, reads) behind it.
+    if (req.body.length > rpc.deferParseBytes) await new Promise((resolve) => setImmediate(resolve));
     const answer = await dispatcher.respond(parsePayload(req.body), { ip: req.remoteAddress });
     // Only notifications: nothing to answer, and 204 says so without a body to parse.
     return answer === null ? reply(204, null) : reply(200, answer);

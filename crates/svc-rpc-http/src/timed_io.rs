@@ -22,11 +22,16 @@ impl<S> TimedWrites<S> {
         Self { inner, limit, deadline: None }
     }
 
-    fn poll_deadline(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+    /// A write's outcome: progress disarms the deadline; a pending write arms it and fails once it passes.
+    fn timed<T>(&mut self, cx: &mut Context<'_>, outcome: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        if outcome.is_ready() {
+            self.deadline = None;
+            return outcome;
+        }
         let limit = self.limit;
         let deadline = self.deadline.get_or_insert_with(|| Box::pin(sleep(limit)));
         match deadline.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(io::Error::new(io::ErrorKind::TimedOut, "the client did not read the answer in time")),
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "the client did not read the answer in time"))),
             Poll::Pending => Poll::Pending,
         }
     }
@@ -40,29 +45,13 @@ impl<S: AsyncRead + Unpin> AsyncRead for TimedWrites<S> {
 
 impl<S: AsyncWrite + Unpin> AsyncWrite for TimedWrites<S> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        match Pin::new(&mut self.inner).poll_write(cx, buf) {
-            Poll::Ready(r) => {
-                self.deadline = None;
-                Poll::Ready(r)
-            }
-            Poll::Pending => match self.poll_deadline(cx) {
-                Poll::Ready(e) => Poll::Ready(Err(e)),
-                Poll::Pending => Poll::Pending,
-            },
-        }
+        let outcome = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.timed(cx, outcome)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match Pin::new(&mut self.inner).poll_flush(cx) {
-            Poll::Ready(r) => {
-                self.deadline = None;
-                Poll::Ready(r)
-            }
-            Poll::Pending => match self.poll_deadline(cx) {
-                Poll::Ready(e) => Poll::Ready(Err(e)),
-                Poll::Pending => Poll::Pending,
-            },
-        }
+        let outcome = Pin::new(&mut self.inner).poll_flush(cx);
+        self.timed(cx, outcome)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -70,16 +59,8 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for TimedWrites<S> {
     }
 
     fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
-        match Pin::new(&mut self.inner).poll_write_vectored(cx, bufs) {
-            Poll::Ready(r) => {
-                self.deadline = None;
-                Poll::Ready(r)
-            }
-            Poll::Pending => match self.poll_deadline(cx) {
-                Poll::Ready(e) => Poll::Ready(Err(e)),
-                Poll::Pending => Poll::Pending,
-            },
-        }
+        let outcome = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.timed(cx, outcome)
     }
 
     fn is_write_vectored(&self) -> bool {
