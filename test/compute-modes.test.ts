@@ -4,17 +4,17 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, compute as computeParams, staking as stakingParams } from '../src/params.js';
 import { deriveKeys, generateWallet, parseSeed, signRegistration } from '../src/miner/wallet.js';
 import { devnetConfig } from './support/node-config.js';
 import { SMALL, missingInferenceAddon, missingSmallModel, requireOrSkip, testModelDir } from './support/inference.js';
 import { JsonRpcError, rpc } from './support/json-rpc.js';
+import { capturingLogger } from './support/captured-log.js';
 
 const SVC_NODE = fileURLToPath(new URL('../src/cli/svc-node.js', import.meta.url));
 const dirs: string[] = [];
@@ -31,26 +31,6 @@ after(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** A logger whose JSON lines are kept, to read what the node said about its mode. */
-function capturingLogger(): { log: Logger; lines: () => Record<string, unknown>[] } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  const log: Logger = pino({ level: 'info' }, stream) as unknown as Logger;
-  return {
-    log,
-    lines: () =>
-      chunks
-        .join('')
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-  };
-}
 
 async function start(overrides: Parameters<typeof devnetConfig>[1], log?: Logger): Promise<RunningNode> {
   const node = await startNode(devnetConfig(tmp('svc-compute-modes-'), { blockTimeMs: 100, ...overrides }), log ? { log } : {});
@@ -75,7 +55,7 @@ async function waitForBlocks(node: RunningNode, n: number): Promise<void> {
 
 describe('compute mode at start', () => {
   it('auto falls back to pow and logs why when no model is on disk', { skip: requireOrSkip(missingInferenceAddon()) }, async () => {
-    const { log, lines } = capturingLogger();
+    const { log, lines } = capturingLogger('info');
     const node = await start({ computeMode: 'auto', modelDir: tmp('svc-empty-models-'), powThreads: 1 }, log);
     assert.equal(node.services.compute.mode, 'pow');
     const line = lines().find((l) => l.msg === 'compute mode');
@@ -96,7 +76,7 @@ describe('compute mode at start', () => {
   });
 
   it('auto picks inference when a supported model loads', { skip: requireOrSkip(missingSmallModel()) }, async () => {
-    const { log, lines } = capturingLogger();
+    const { log, lines } = capturingLogger('info');
     const node = await start({ computeMode: 'auto', modelDir: testModelDir(), models: [SMALL], inferenceBackend: 'cpu' }, log);
     assert.equal(node.services.compute.mode, 'inference');
     assert.deepEqual([...node.services.compute.models!.loaded.keys()], [SMALL]);

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { after, afterEach, describe, it } from 'node:test';
 import { pino, type Logger } from 'pino';
 import { keccak256, parseGwei, type Hex } from 'viem';
@@ -20,6 +19,7 @@ import { DEV_CHAIN_ID, devPrivateKeys } from './support/dev-accounts.js';
 import { isConnectionFailure, rpc, waitFor } from './support/json-rpc.js';
 import { devnetConfig } from './support/node-config.js';
 import { NodeProcess } from './support/node-process.js';
+import { capturingLogger } from './support/captured-log.js';
 
 const KILLS = 2;
 const MAX_FEE = parseGwei('10');
@@ -196,26 +196,6 @@ describe('nothing acknowledged is lost across SIGKILL', { timeout: 300_000 }, ()
   });
 });
 
-/** A logger whose JSON lines are kept, to read what the node said. */
-function capturingLogger(): { log: Logger; lines: () => { level: number; msg: string; [k: string]: unknown }[] } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  const log = pino({ level: 'debug' }, stream) as unknown as Logger;
-  return {
-    log,
-    lines: () =>
-      chunks
-        .join('')
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l) => JSON.parse(l) as { level: number; msg: string }),
-  };
-}
 
 const INFO = 30;
 const WARN = 40;
