@@ -308,6 +308,18 @@ export interface PowOutcome {
   elapsedMs: number;
 }
 
+/** Which SIMD implementation the proof-of-work searches run on this CPU (chosen once, by runtime detection). */
+export interface PowSimd {
+  /** "avx512f", "avx2", "sse4.1", "neon" or "portable". */
+  path: string;
+  /** Nonces hashed per compression on that path. */
+  lanes: number;
+  /** Every path this CPU can run. */
+  available: string[];
+  /** The vector extensions the Rust runtime detects (e.g. "sse4.1", "avx2", "avx512f", "neon"). */
+  cpuFeatures: string[];
+}
+
 /** Result of `powSearchAll`: every winning nonce of a range, up to a cap. */
 export interface PowAllOutcome {
   /** Nonces whose BLAKE3(prefix || nonce LE) is at or below the target, ascending, at most `maxSolutions` (the lowest ones). */
@@ -361,8 +373,10 @@ export interface CoreAddon {
   blake3(data: Buffer): Buffer;
   /** Search `count` nonces from `startNonce` on `threads` threads, SIMD across nonces. Off the JS thread. */
   powSearch(prefix: Buffer, startNonce: bigint, count: bigint, target: Buffer, threads: number): Promise<PowOutcome>;
-  /** The same search with one plain `blake3::hash` per nonce: the baseline of bench/hashrate. */
+  /** The same search with one plain `blake3::hash` per nonce and nothing else per nonce: the baseline of bench/hashrate. */
   powSearchPlain(prefix: Buffer, startNonce: bigint, count: bigint, target: Buffer, threads: number): Promise<PowOutcome>;
+  /** The SIMD path of `powSearch` and `powSearchAll` on this CPU, and the vector extensions detected. */
+  powSimd(): PowSimd;
   /** BLAKE3(prefix || nonce as 8 bytes LE): the hash the searches compare with the target, for one nonce. */
   powHash(prefix: Buffer, nonce: bigint): Buffer;
   /**

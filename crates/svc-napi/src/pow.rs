@@ -157,3 +157,28 @@ pub fn pow_search_all(
         max_solutions: max_solutions as usize,
     }))
 }
+
+#[napi(object)]
+pub struct PowSimd {
+    /// The SIMD path `powSearch` and `powSearchAll` run on this CPU: "avx512f", "avx2", "sse4.1",
+    /// "neon" or "portable" (chosen once, by runtime detection).
+    pub path: String,
+    /// Nonces hashed per compression on that path.
+    pub lanes: u32,
+    /// Every path this CPU can run.
+    pub available: Vec<String>,
+    /// The vector extensions the Rust runtime detects, among those the search could use.
+    pub cpu_features: Vec<String>,
+}
+
+/// Which SIMD path the proof-of-work searches run on this CPU, and the extensions detected.
+#[napi]
+pub fn pow_simd() -> PowSimd {
+    let best = search::SimdPath::best();
+    PowSimd {
+        path: best.name().to_string(),
+        lanes: best.lanes() as u32,
+        available: search::SimdPath::available().iter().map(|p| p.name().to_string()).collect(),
+        cpu_features: search::cpu_features().iter().map(|f| f.to_string()).collect(),
+    }
+}

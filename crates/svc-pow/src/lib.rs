@@ -1,5 +1,6 @@
 //! BLAKE3 proof-of-work hashing.
 
+mod lanes;
 pub mod search;
 
 /// BLAKE3 digest (32 bytes) of `data`.

@@ -3,14 +3,43 @@
 //! The pre-image of nonce `n` is `prefix || n.to_le_bytes()` and a nonce wins when
 //! `BLAKE3(pre-image) <= target`, both read as 256-bit big-endian numbers. A pre-image fits in one
 //! BLAKE3 chunk (at most 1024 bytes), so the blocks before the nonce are compressed once (the
-//! midstate) and each nonce costs the compressions of the block(s) that hold it. Those are run for
-//! several nonces at once, one nonce per SIMD lane (16 with AVX-512, 8 with AVX2, 4 otherwise),
-//! and the range is split over threads.
+//! midstate) and each nonce costs the compression of the block(s) that hold it: one block, or two
+//! when the nonce straddles a 64-byte boundary.
+//!
+//! Those compressions run for many nonces at once, one nonce per SIMD lane, with explicit
+//! intrinsics (see `lanes.rs`): 16 lanes with AVX-512F, 8 with AVX2, 4 with SSE4.1 or NEON, and
+//! one nonce at a time in portable code otherwise. The message words are transposed: a vector
+//! holds one word for every lane, so the constant words are broadcast and only the 2–3 words
+//! holding nonce bytes differ from lane to lane. The path is chosen once, by runtime detection
+//! ([`SimdPath::best`]).
+//!
+//! Further work saved per nonce:
+//! - round 0 of the first nonce block starts from the constant midstate, so its quarter-rounds
+//!   (`g`) that read no nonce word are computed once per search, not per nonce (7 of 8 when the
+//!   nonce lies in message words 8–15, as with a 32-byte prefix);
+//! - only the first hash word is finished per nonce (the compiler drops the rest of the last
+//!   round), and it is compared with the target's first 4 bytes for all lanes at once; the rare
+//!   lane that passes is hashed again with `blake3::hash` and compared in full, so a solution
+//!   reported is always checked by the reference implementation.
+//!
+//! The range is split over threads.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use crate::lanes::Lanes;
+
+/// The portable path's lanes: one nonce at a time through the same kernel, in scalar code. Arrays
+/// of 2, 4 or 8 lanes were measured no faster (2 lanes) or slower (4 and 8: the compiler's
+/// vectorization of them without SSE4.1 loses to scalar code).
+type Portable = [u32; 1];
 
 /// Longest prefix: the pre-image must fit in one 1024-byte BLAKE3 chunk.
 pub const MAX_PREFIX_LEN: usize = 1024 - 8;
+
+/// How many nonces a thread hashes between two looks at the shared stop flag (a multiple of every
+/// lane count, so that only a range's last batch is partial).
+const STOP_EVERY: u64 = 1 << 16;
 
 const IV: [u32; 8] = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
 const CHUNK_START: u32 = 1;
@@ -27,10 +56,120 @@ const SCHEDULE: [[usize; 16]; 7] = [
     [11, 15, 5, 0, 1, 9, 8, 6, 14, 10, 2, 12, 3, 4, 7, 13],
 ];
 
+/// An implementation of the lane-parallel search, by instruction set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SimdPath {
+    /// Scalar code, one nonce at a time: any CPU.
+    Portable,
+    /// 4 lanes of SSE4.1 (x86-64).
+    Sse41,
+    /// 8 lanes of AVX2 (x86-64).
+    Avx2,
+    /// 16 lanes of AVX-512F (x86-64).
+    Avx512,
+    /// 4 lanes of NEON (aarch64).
+    Neon,
+}
+
+impl SimdPath {
+    pub const ALL: [SimdPath; 5] = [SimdPath::Portable, SimdPath::Sse41, SimdPath::Avx2, SimdPath::Avx512, SimdPath::Neon];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SimdPath::Portable => "portable",
+            SimdPath::Sse41 => "sse4.1",
+            SimdPath::Avx2 => "avx2",
+            SimdPath::Avx512 => "avx512f",
+            SimdPath::Neon => "neon",
+        }
+    }
+
+    /// Nonces hashed per compression.
+    pub fn lanes(self) -> usize {
+        match self {
+            SimdPath::Portable => <Portable as Lanes>::N,
+            SimdPath::Sse41 | SimdPath::Neon => 4,
+            SimdPath::Avx2 => 8,
+            SimdPath::Avx512 => 16,
+        }
+    }
+
+    /// Whether this CPU can run the path (runtime detection).
+    pub fn is_available(self) -> bool {
+        match self {
+            SimdPath::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Sse41 => std::arch::is_x86_feature_detected!("sse4.1"),
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(target_arch = "aarch64")]
+            SimdPath::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+            #[allow(unreachable_patterns)]
+            _ => false,
+        }
+    }
+
+    /// The paths this CPU can run, slowest first.
+    pub fn available() -> Vec<SimdPath> {
+        SimdPath::ALL.into_iter().filter(|p| p.is_available()).collect()
+    }
+
+    /// The path the search uses: the widest available, detected on first use.
+    pub fn best() -> SimdPath {
+        static BEST: OnceLock<SimdPath> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            [SimdPath::Avx512, SimdPath::Avx2, SimdPath::Neon, SimdPath::Sse41]
+                .into_iter()
+                .find(|p| p.is_available())
+                .unwrap_or(SimdPath::Portable)
+        })
+    }
+}
+
+/// Name of the path `search` and `search_all` run on this CPU ("avx2", "sse4.1", ...).
+pub fn simd_path() -> &'static str {
+    SimdPath::best().name()
+}
+
+/// The vector extensions the Rust runtime detects on this CPU, among those that matter here.
+pub fn cpu_features() -> Vec<&'static str> {
+    #[allow(unused_mut)]
+    let mut found = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        let all = [
+            ("sse2", has!("sse2")),
+            ("ssse3", has!("ssse3")),
+            ("sse4.1", has!("sse4.1")),
+            ("avx", has!("avx")),
+            ("avx2", has!("avx2")),
+            ("avx512f", has!("avx512f")),
+            ("avx512vl", has!("avx512vl")),
+            ("avx512bw", has!("avx512bw")),
+        ];
+        found.extend(all.iter().filter(|(_, on)| *on).map(|(name, _)| *name));
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        if std::arch::is_aarch64_feature_detected!("neon") {
+            found.push("neon");
+        }
+        if std::arch::is_aarch64_feature_detected!("sve") {
+            found.push("sve");
+        }
+    }
+    found
+}
+
 /// Why a search request cannot run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SearchError {
     PrefixTooLong { len: usize },
+    /// `search_using` was asked for a path this CPU cannot run.
+    PathUnavailable { path: &'static str },
 }
 
 impl std::fmt::Display for SearchError {
@@ -39,6 +178,7 @@ impl std::fmt::Display for SearchError {
             SearchError::PrefixTooLong { len } => {
                 write!(f, "proof-of-work prefix is {len} bytes, at most {MAX_PREFIX_LEN} fit in one BLAKE3 chunk")
             }
+            SearchError::PathUnavailable { path } => write!(f, "the {path} search path is not available on this CPU"),
         }
     }
 }
@@ -87,6 +227,10 @@ pub fn meets_target(hash: &[u8; 32], target: &[u8; 32]) -> bool {
 
 /// Searches nonces `start..start+count` with plain `blake3::hash` calls, one nonce at a time, on
 /// `threads` threads (0 = all cores): the reference that the SIMD search is measured against.
+///
+/// The inner loop does nothing per nonce but write the nonce, hash, and compare the hash's first 8
+/// bytes with the target's (the rest only when those are equal), so that it runs as fast as a bare
+/// `blake3::hash` loop; other threads' stop flag is read once per 65,536 nonces.
 pub fn search_plain(
     prefix: &[u8],
     start: u64,
@@ -97,17 +241,26 @@ pub fn search_plain(
     check_prefix(prefix)?;
     Ok(on_threads(start, count, threads, |from, n, stop| {
         let mut buf = preimage(prefix, 0);
-        let at = prefix.len();
-        for nonce in from..from + n {
-            if (nonce - from) % 16384 == 0 && nonce > from && stop.load(Ordering::Relaxed) {
-                return SearchOutcome { solution: None, hashes: nonce - from };
+        let nonce_at = prefix.len();
+        let target_head = u64::from_be_bytes(target[..8].try_into().expect("8 bytes"));
+        let end = from + n;
+        let mut block = from;
+        while block < end {
+            if block > from && stop.load(Ordering::Relaxed) {
+                return SearchOutcome { solution: None, hashes: block - from };
             }
-            buf[at..].copy_from_slice(&nonce.to_le_bytes());
-            let hash = *blake3::hash(&buf).as_bytes();
-            if meets_target(&hash, target) {
-                stop.store(true, Ordering::Relaxed);
-                return SearchOutcome { solution: Some(Solution { nonce, hash }), hashes: nonce - from + 1 };
+            let block_end = block + (end - block).min(STOP_EVERY);
+            for nonce in block..block_end {
+                buf[nonce_at..].copy_from_slice(&nonce.to_le_bytes());
+                let hash = blake3::hash(&buf);
+                // The first 8 bytes settle the comparison unless they equal the target's.
+                let head = u64::from_be_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"));
+                if head <= target_head && meets_target(hash.as_bytes(), target) {
+                    stop.store(true, Ordering::Relaxed);
+                    return SearchOutcome { solution: Some(Solution { nonce, hash: *hash.as_bytes() }), hashes: nonce - from + 1 };
+                }
             }
+            block = block_end;
         }
         SearchOutcome { solution: None, hashes: n }
     }))
@@ -116,9 +269,22 @@ pub fn search_plain(
 /// Searches nonces `start..start+count` on `threads` threads (0 = all cores), SIMD across nonces.
 /// Stops at the first solution any thread finds.
 pub fn search(prefix: &[u8], start: u64, count: u64, target: &[u8; 32], threads: usize) -> Result<SearchOutcome, SearchError> {
+    search_using(SimdPath::best(), prefix, start, count, target, threads)
+}
+
+/// `search` on a given path, for benchmarks and tests; `PathUnavailable` if this CPU cannot run it.
+pub fn search_using(
+    path: SimdPath,
+    prefix: &[u8],
+    start: u64,
+    count: u64,
+    target: &[u8; 32],
+    threads: usize,
+) -> Result<SearchOutcome, SearchError> {
     check_prefix(prefix)?;
+    check_path(path)?;
     let job = Job::new(prefix, target);
-    Ok(on_threads(start, count, threads, |from, n, stop| job.run(from, n, stop)))
+    Ok(on_threads(start, count, threads, |from, n, stop| job.run(path, from, n, stop)))
 }
 
 /// Every nonce in `start..start+count` whose hash meets the target, up to `max_solutions` of them
@@ -141,7 +307,22 @@ pub fn search_all(
     threads: usize,
     max_solutions: usize,
 ) -> Result<SearchAllOutcome, SearchError> {
+    search_all_using(SimdPath::best(), prefix, start, count, target, threads, max_solutions)
+}
+
+/// `search_all` on a given path, for benchmarks and tests; `PathUnavailable` if this CPU cannot
+/// run it.
+pub fn search_all_using(
+    path: SimdPath,
+    prefix: &[u8],
+    start: u64,
+    count: u64,
+    target: &[u8; 32],
+    threads: usize,
+    max_solutions: usize,
+) -> Result<SearchAllOutcome, SearchError> {
     check_prefix(prefix)?;
+    check_path(path)?;
     if max_solutions == 0 {
         return Ok(SearchAllOutcome { solutions: Vec::new(), hashes: 0 });
     }
@@ -152,7 +333,7 @@ pub fn search_all(
     let range = |i: usize, (from, n): (u64, u64)| {
         let mut solutions = Vec::new();
         let below_have_enough = || found[..i].iter().map(|f| f.load(Ordering::Relaxed)).sum::<usize>() >= max_solutions;
-        let hashes = job.scan(from, n, below_have_enough, |nonce, hash| {
+        let hashes = job.scan(path, from, n, below_have_enough, |nonce, hash| {
             solutions.push(Solution { nonce, hash });
             found[i].store(solutions.len(), Ordering::Relaxed);
             solutions.len() >= max_solutions
@@ -224,13 +405,29 @@ fn check_prefix(prefix: &[u8]) -> Result<(), SearchError> {
     Ok(())
 }
 
-/// A search's constant part: the midstate and the template of the blocks that hold the nonce.
+fn check_path(path: SimdPath) -> Result<(), SearchError> {
+    if !path.is_available() {
+        return Err(SearchError::PathUnavailable { path: path.name() });
+    }
+    Ok(())
+}
+
+/// A search's constant part, computed once: the midstate, the message words of the block(s)
+/// holding the nonce, where the nonce's bytes fall in them, and the nonce-free part of round 0.
 struct Job {
-    midstate: [u32; 8],
-    /// Blocks from the first one holding a nonce byte to the last, as message words (nonce bytes 0).
+    /// The pre-image with nonce 0, to hash a candidate again with `blake3::hash`.
+    message: Vec<u8>,
+    /// The block(s) holding nonce bytes, from the first: one, or two when the nonce straddles a
+    /// 64-byte boundary. The nonce is the pre-image's end, so no block follows them.
     tail: Vec<TailBlock>,
-    /// Where the nonce's 8 bytes start, counted from the first tail block.
-    nonce_offset: usize,
+    /// Nonce bytes start `nonce_shift` bits into message word `nonce_at[0]` and run over
+    /// `nonce_words` words (2 when aligned to a word, else 3), as (tail block, word) pairs.
+    nonce_at: [(usize, usize); 3],
+    nonce_words: usize,
+    nonce_shift: u32,
+    /// The message words at `nonce_at` with nonce bytes 0 (the prefix bytes that share a word).
+    nonce_base: [u32; 3],
+    round0: Round0,
     target: [u8; 32],
     target_head: u32,
 }
@@ -241,20 +438,33 @@ struct TailBlock {
     flags: u32,
 }
 
+/// Round 0 of the first tail block, whose input state (the midstate and constants) is the same for
+/// every nonce: a quarter-round whose inputs hold no nonce word gives the same result for every
+/// nonce too, so it is computed here once.
+struct Round0 {
+    /// Column quarter-rounds (on state words i, i+4, i+8, i+12) that read a nonce word.
+    column_varies: [bool; 4],
+    /// Diagonal quarter-rounds (0-5-10-15, 1-6-11-12, 2-7-8-13, 3-4-9-14) that read a nonce word or
+    /// a varying column's output.
+    diagonal_varies: [bool; 4],
+    /// The state each nonce starts round 0 from: after the column step where the column does not
+    /// vary, before it where it does (it is then computed per nonce).
+    start: [u32; 16],
+    /// The state after round 0, valid for the words of diagonals that do not vary.
+    after: [u32; 16],
+}
+
 impl Job {
     fn new(prefix: &[u8], target: &[u8; 32]) -> Self {
         let message = preimage(prefix, 0);
         let blocks = message.len().div_ceil(64);
         let first_tail = prefix.len() / 64;
         let mut cv = IV;
-        for (i, block) in message.chunks(64).enumerate() {
-            if i == first_tail {
-                break;
-            }
+        for (i, block) in message.chunks(64).enumerate().take(first_tail) {
             let flags = if i == 0 { CHUNK_START } else { 0 };
             cv = compress_one(&cv, &words_of(block), 64, flags);
         }
-        let tail = message
+        let tail: Vec<TailBlock> = message
             .chunks(64)
             .enumerate()
             .skip(first_tail)
@@ -266,19 +476,41 @@ impl Job {
                 TailBlock { words: words_of(block), block_len: block.len() as u32, flags }
             })
             .collect();
+        assert!(matches!(tail.len(), 1 | 2), "8 nonce bytes span one or two blocks");
+
+        let offset = prefix.len() - first_tail * 64;
+        let nonce_shift = (offset % 4) as u32 * 8;
+        let nonce_words = if nonce_shift == 0 { 2 } else { 3 };
+        let mut nonce_at = [(0, 0); 3];
+        let mut nonce_base = [0; 3];
+        for i in 0..nonce_words {
+            let word = offset / 4 + i;
+            nonce_at[i] = (word / 16, word % 16);
+            nonce_base[i] = tail[word / 16].words[word % 16];
+        }
+        let mut nonce_in_block0 = [false; 16];
+        for &(block, word) in &nonce_at[..nonce_words] {
+            nonce_in_block0[word] |= block == 0;
+        }
+        let round0 = Round0::new(&cv, &tail[0], &nonce_in_block0);
         Self {
-            midstate: cv,
+            message,
             tail,
-            nonce_offset: prefix.len() - first_tail * 64,
+            nonce_at,
+            nonce_words,
+            nonce_shift,
+            nonce_base,
+            round0,
             target: *target,
             target_head: u32::from_be_bytes([target[0], target[1], target[2], target[3]]),
         }
     }
 
     /// Searches until the first solution (any thread's, through `stop`).
-    fn run(&self, start: u64, count: u64, stop: &AtomicBool) -> SearchOutcome {
+    fn run(&self, path: SimdPath, start: u64, count: u64, stop: &AtomicBool) -> SearchOutcome {
         let mut solution = None;
         let hashes = self.scan(
+            path,
             start,
             count,
             || stop.load(Ordering::Relaxed),
@@ -291,95 +523,305 @@ impl Job {
         SearchOutcome { solution, hashes }
     }
 
-    /// Hashes nonces `start..start+count` in order, calling `hit` for each solution; stops after a
-    /// solution for which `hit` returns true, or when `stop()` does (asked every 1024 batches).
+    /// Hashes nonces `start..start+count` (`start + count <= 2^64 - 1`) in order on `path`
+    /// (available: checked by the callers), calling `hit` for each solution; stops after a solution
+    /// for which `hit` returns true, or when `stop()` does (asked every `STOP_EVERY` nonces).
     /// Returns the number of nonces hashed.
-    fn scan<S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(&self, start: u64, count: u64, stop: S, hit: H) -> u64 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU supports AVX-512F, checked just above.
-                return unsafe { self.scan_avx512(start, count, stop, hit) };
-            }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports AVX2, checked just above.
-                return unsafe { self.scan_avx2(start, count, stop, hit) };
-            }
+    fn scan<S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(&self, path: SimdPath, start: u64, count: u64, stop: S, hit: H) -> u64 {
+        assert!(path.is_available(), "{} is not available on this CPU", path.name());
+        match path {
+            // SAFETY (each arm): the CPU has the path's instruction set, asserted just above.
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Sse41 => unsafe { entry::scan_sse41(self, start, count, stop, hit) },
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx2 => unsafe { entry::scan_avx2(self, start, count, stop, hit) },
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx512 => unsafe { entry::scan_avx512(self, start, count, stop, hit) },
+            #[cfg(target_arch = "aarch64")]
+            SimdPath::Neon => unsafe { entry::scan_neon(self, start, count, stop, hit) },
+            // SAFETY: the portable lanes are plain arrays and need no CPU feature.
+            _ => unsafe { self.scan_lanes::<Portable, S, H>(start, count, stop, hit) },
         }
-        self.scan_lanes::<4, S, H>(start, count, stop, hit)
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn scan_avx512<S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(&self, start: u64, count: u64, stop: S, hit: H) -> u64 {
-        self.scan_lanes::<16, S, H>(start, count, stop, hit)
+    /// The full hashes of nonces `first, first+1, ...` (wrapping), one per lane of `path`: the
+    /// kernel's whole output, for the tests (the search itself finishes only the first word).
+    #[cfg(test)]
+    fn lane_hashes(&self, path: SimdPath, first: u64) -> Vec<[u8; 32]> {
+        assert!(path.is_available(), "{} is not available on this CPU", path.name());
+        match path {
+            // SAFETY (each arm): the CPU has the path's instruction set, asserted just above.
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Sse41 => unsafe { entry::hashes_sse41(self, first) },
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx2 => unsafe { entry::hashes_avx2(self, first) },
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx512 => unsafe { entry::hashes_avx512(self, first) },
+            #[cfg(target_arch = "aarch64")]
+            SimdPath::Neon => unsafe { entry::hashes_neon(self, first) },
+            // SAFETY: the portable lanes are plain arrays and need no CPU feature.
+            _ => unsafe { self.lane_hashes_with::<Portable>(first) },
+        }
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn scan_avx2<S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(&self, start: u64, count: u64, stop: S, hit: H) -> u64 {
-        self.scan_lanes::<8, S, H>(start, count, stop, hit)
+    /// The scan loop for lane type `V`. Inlined into a function compiled with `V`'s instruction
+    /// set; the caller guarantees the CPU has it.
+    #[inline(always)]
+    unsafe fn scan_lanes<V: Lanes, S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(
+        &self,
+        start: u64,
+        count: u64,
+        stop: S,
+        hit: H,
+    ) -> u64 {
+        // Two copies of the loop, so that the block count is a constant inside each.
+        if self.tail.len() == 1 {
+            self.scan_blocks::<V, 1, S, H>(start, count, stop, hit)
+        } else {
+            self.scan_blocks::<V, 2, S, H>(start, count, stop, hit)
+        }
     }
 
     #[inline(always)]
-    fn scan_lanes<const N: usize, S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(
+    unsafe fn scan_blocks<V: Lanes, const BLOCKS: usize, S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(
         &self,
         start: u64,
         count: u64,
         stop: S,
         mut hit: H,
     ) -> u64 {
+        let mut k = Kernel::<V>::new(self);
+        let lanes = V::N as u64;
         let mut done = 0u64;
         while done < count {
-            // Other threads' progress is checked every 1024 batches, not per batch.
-            if done % (N as u64 * 1024) == 0 && done > 0 && stop() {
+            if done > 0 && stop() {
                 break;
             }
-            let first = start + done;
-            let lanes = (count - done).min(N as u64) as usize;
-            let heads = self.hash_lanes::<N>(first);
-            for lane in 0..lanes {
-                // Cheap filter on the hash's first 4 bytes; the full comparison is rare.
-                if heads[0][lane].swap_bytes() <= self.target_head {
-                    let nonce = first + lane as u64;
-                    let hash = hash_bytes(&heads, lane);
-                    if meets_target(&hash, &self.target) && hit(nonce, hash) {
-                        return done + lane as u64 + 1;
+            let block_end = done + (count - done).min(STOP_EVERY);
+            while done < block_end {
+                let first = start + done;
+                let v = k.final_state::<BLOCKS>(self, first);
+                // The first hash word of every lane against the target's first 4 bytes at once.
+                let mut pass = v[0].xor(v[8]).heads_at_most(self.target_head);
+                let here = (count - done).min(lanes);
+                if pass != 0 {
+                    // Lanes past the range's end are hashed (their nonces may even wrap past
+                    // 2^64) and dropped here.
+                    pass &= u32::MAX >> (32 - here as u32);
+                    while pass != 0 {
+                        let lane = u64::from(pass.trailing_zeros());
+                        let nonce = first + lane;
+                        let hash = self.hash_of(nonce);
+                        if meets_target(&hash, &self.target) && hit(nonce, hash) {
+                            return done + lane + 1;
+                        }
+                        pass &= pass - 1;
                     }
                 }
+                done += here;
             }
-            done += lanes as u64;
         }
         done
     }
 
-    /// Root hash words of nonces `first..first+N`, one nonce per lane.
+    #[cfg(test)]
     #[inline(always)]
-    fn hash_lanes<const N: usize>(&self, first: u64) -> [[u32; N]; 8] {
-        let mut cv = [[0u32; N]; 8];
-        for (w, c) in cv.iter_mut().zip(self.midstate) {
-            *w = [c; N];
+    unsafe fn lane_hashes_with<V: Lanes>(&self, first: u64) -> Vec<[u8; 32]> {
+        let mut k = Kernel::<V>::new(self);
+        let v = if self.tail.len() == 1 { k.final_state::<1>(self, first) } else { k.final_state::<2>(self, first) };
+        let mut words = [[0u32; 16]; 8];
+        for (i, w) in words.iter_mut().enumerate() {
+            v[i].xor(v[i + 8]).store(w);
         }
-        for (b, block) in self.tail.iter().enumerate() {
-            let mut m = [[0u32; N]; 16];
-            for (w, &word) in m.iter_mut().zip(&block.words) {
-                *w = [word; N];
-            }
-            for lane in 0..N {
-                // Lanes past the range's end may pass 2^64: they are hashed and ignored.
-                let nonce = first.wrapping_add(lane as u64).to_le_bytes();
-                for (k, byte) in nonce.iter().enumerate() {
-                    let pos = self.nonce_offset + k;
-                    if pos / 64 == b {
-                        let (word, shift) = ((pos % 64) / 4, (pos % 4) * 8);
-                        m[word][lane] |= (*byte as u32) << shift;
-                    }
+        (0..V::N)
+            .map(|lane| {
+                let mut out = [0u8; 32];
+                for (i, w) in words.iter().enumerate() {
+                    out[i * 4..i * 4 + 4].copy_from_slice(&w[lane].to_le_bytes());
                 }
-            }
-            cv = compress_lanes::<N>(&cv, &m, block.block_len, block.flags);
-        }
-        cv
+                out
+            })
+            .collect()
     }
+
+    /// The hash of one nonce by the reference implementation, for the rare lane that passes the
+    /// first-word filter.
+    fn hash_of(&self, nonce: u64) -> [u8; 32] {
+        let mut buf = [0u8; 1024];
+        let len = self.message.len();
+        buf[..len].copy_from_slice(&self.message);
+        buf[len - 8..len].copy_from_slice(&nonce.to_le_bytes());
+        *blake3::hash(&buf[..len]).as_bytes()
+    }
+}
+
+impl Round0 {
+    fn new(cv: &[u32; 8], block: &TailBlock, nonce_word: &[bool; 16]) -> Self {
+        let column_varies: [bool; 4] = std::array::from_fn(|i| nonce_word[2 * i] || nonce_word[2 * i + 1]);
+        // A diagonal takes one word from each column, so any varying column makes all vary.
+        let any_column = column_varies.iter().any(|&v| v);
+        let diagonal_varies: [bool; 4] = std::array::from_fn(|i| any_column || nonce_word[8 + 2 * i] || nonce_word[9 + 2 * i]);
+        let s0 = initial_state(&cv.map(|w| [w]), block.block_len, block.flags);
+        let m = block.words.map(|w| [w]);
+        let mut s1 = s0;
+        // SAFETY: `[u32; 1]` lanes are plain arrays and need no CPU feature.
+        unsafe { columns(&mut s1, &m, &SCHEDULE[0]) };
+        let mut s2 = s1;
+        // SAFETY: as above.
+        unsafe { diagonals(&mut s2, &m, &SCHEDULE[0]) };
+        let start = std::array::from_fn(|w| if column_varies[w % 4] { s0[w][0] } else { s1[w][0] });
+        Round0 { column_varies, diagonal_varies, start, after: s2.map(|w| w[0]) }
+    }
+}
+
+/// A job's constants as vectors of one lane type, built at the start of a scan, and the message
+/// blocks whose nonce words are rewritten for each batch of nonces.
+struct Kernel<V> {
+    /// `Round0::start` and `after`, broadcast.
+    start: [V; 16],
+    after: [V; 16],
+    column_varies: [bool; 4],
+    diagonal_varies: [bool; 4],
+    /// The tail blocks' message words, broadcast (the second is unused with one tail block).
+    m: [[V; 16]; 2],
+    nonce_base: [V; 3],
+}
+
+impl<V: Lanes> Kernel<V> {
+    #[inline(always)]
+    unsafe fn new(job: &Job) -> Self {
+        // Explicit loops, not closures: a closure would be compiled without the caller's
+        // instruction set and could not take these vectors inline.
+        let mut k = Kernel {
+            start: [V::splat(0); 16],
+            after: [V::splat(0); 16],
+            column_varies: job.round0.column_varies,
+            diagonal_varies: job.round0.diagonal_varies,
+            m: [[V::splat(0); 16]; 2],
+            nonce_base: [V::splat(0); 3],
+        };
+        for w in 0..16 {
+            k.start[w] = V::splat(job.round0.start[w]);
+            k.after[w] = V::splat(job.round0.after[w]);
+            for (b, block) in job.tail.iter().enumerate() {
+                k.m[b][w] = V::splat(block.words[w]);
+            }
+        }
+        for i in 0..3 {
+            k.nonce_base[i] = V::splat(job.nonce_base[i]);
+        }
+        k
+    }
+
+    /// The state after compressing the last tail block for nonces `first, first+1, ...` (one per
+    /// lane, wrapping past 2^64); hash word `i` is `state[i] ^ state[i + 8]`.
+    #[inline(always)]
+    unsafe fn final_state<const BLOCKS: usize>(&mut self, job: &Job, first: u64) -> [V; 16] {
+        // The nonce's low and high 32 bits per lane. Within a batch the high half is the same
+        // unless the low half wraps, once per 2^32 nonces: that batch is built lane by lane.
+        let (lo0, hi0) = (first as u32, (first >> 32) as u32);
+        let (lo, hi) = if lo0 <= u32::MAX - (V::N as u32 - 1) {
+            (V::counting_from(lo0), V::splat(hi0))
+        } else {
+            let (mut lo, mut hi) = ([0u32; 16], [0u32; 16]);
+            for lane in 0..V::N {
+                let n = first.wrapping_add(lane as u64);
+                (lo[lane], hi[lane]) = (n as u32, (n >> 32) as u32);
+            }
+            (V::load(&lo), V::load(&hi))
+        };
+        // The message words holding the nonce's 8 little-endian bytes, `nonce_shift` bits into
+        // the first word (after prefix bytes), into the message blocks.
+        let s = job.nonce_shift;
+        let words = if s == 0 {
+            [lo, hi, V::splat(0)]
+        } else {
+            [lo.shl(s).or(self.nonce_base[0]), lo.shr(32 - s).or(hi.shl(s)), hi.shr(32 - s).or(self.nonce_base[2])]
+        };
+        for (i, &(block, word)) in job.nonce_at[..job.nonce_words].iter().enumerate() {
+            self.m[block][word] = words[i];
+        }
+
+        let mut v = self.first_round(&self.m[0]);
+        rounds_after_first(&mut v, &self.m[0]);
+        if BLOCKS == 2 {
+            let mut cv = [V::splat(0); 8];
+            for i in 0..8 {
+                cv[i] = v[i].xor(v[i + 8]);
+            }
+            let block = &job.tail[1];
+            v = initial_state(&cv, block.block_len, block.flags);
+            round(&mut v, &self.m[1], &SCHEDULE[0]);
+            rounds_after_first(&mut v, &self.m[1]);
+        }
+        v
+    }
+
+    /// Round 0 of the first tail block: the quarter-rounds that vary with the nonce, on the state
+    /// that `Round0` prepared.
+    #[inline(always)]
+    unsafe fn first_round(&self, m: &[V; 16]) -> [V; 16] {
+        let mut v = self.start;
+        macro_rules! column {
+            ($i:literal, $a:literal, $b:literal, $c:literal, $d:literal) => {
+                if self.column_varies[$i] {
+                    g(&mut v, $a, $b, $c, $d, m[2 * $i], m[2 * $i + 1]);
+                }
+            };
+        }
+        macro_rules! diagonal {
+            ($i:literal, $a:literal, $b:literal, $c:literal, $d:literal) => {
+                if self.diagonal_varies[$i] {
+                    g(&mut v, $a, $b, $c, $d, m[8 + 2 * $i], m[9 + 2 * $i]);
+                } else {
+                    (v[$a], v[$b], v[$c], v[$d]) = (self.after[$a], self.after[$b], self.after[$c], self.after[$d]);
+                }
+            };
+        }
+        column!(0, 0, 4, 8, 12);
+        column!(1, 1, 5, 9, 13);
+        column!(2, 2, 6, 10, 14);
+        column!(3, 3, 7, 11, 15);
+        diagonal!(0, 0, 5, 10, 15);
+        diagonal!(1, 1, 6, 11, 12);
+        diagonal!(2, 2, 7, 8, 13);
+        diagonal!(3, 3, 4, 9, 14);
+        v
+    }
+}
+
+/// Entry points compiled with each instruction set, which the scan loop and the kernel are inlined
+/// into. Each is `unsafe`: the caller must have checked that the CPU has the instruction set.
+mod entry {
+    #[allow(unused_imports)]
+    use super::{Job, Lanes};
+
+    macro_rules! entry_points {
+        ($arch:literal, $feature:literal, $lanes:ty, $scan:ident, $hashes:ident) => {
+            #[cfg(target_arch = $arch)]
+            #[target_feature(enable = $feature)]
+            pub(super) unsafe fn $scan<S: Fn() -> bool, H: FnMut(u64, [u8; 32]) -> bool>(
+                job: &Job,
+                start: u64,
+                count: u64,
+                stop: S,
+                hit: H,
+            ) -> u64 {
+                job.scan_lanes::<$lanes, S, H>(start, count, stop, hit)
+            }
+
+            #[cfg(all(test, target_arch = $arch))]
+            #[target_feature(enable = $feature)]
+            pub(super) unsafe fn $hashes(job: &Job, first: u64) -> Vec<[u8; 32]> {
+                job.lane_hashes_with::<$lanes>(first)
+            }
+        };
+    }
+
+    entry_points!("x86_64", "sse4.1", crate::lanes::x86::Sse41, scan_sse41, hashes_sse41);
+    entry_points!("x86_64", "avx2", crate::lanes::x86::Avx2, scan_avx2, hashes_avx2);
+    entry_points!("x86_64", "avx512f", crate::lanes::x86::Avx512, scan_avx512, hashes_avx512);
+    entry_points!("aarch64", "neon", crate::lanes::neon::Neon, scan_neon, hashes_neon);
 }
 
 fn words_of(block: &[u8]) -> [u32; 16] {
@@ -392,81 +834,92 @@ fn words_of(block: &[u8]) -> [u32; 16] {
     w
 }
 
-fn hash_bytes<const N: usize>(cv: &[[u32; N]; 8], lane: usize) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    for (i, w) in cv.iter().enumerate() {
-        out[i * 4..i * 4 + 4].copy_from_slice(&w[lane].to_le_bytes());
-    }
-    out
-}
-
+/// The BLAKE3 compression of one block for one state: used for the midstate.
 fn compress_one(cv: &[u32; 8], m: &[u32; 16], block_len: u32, flags: u32) -> [u32; 8] {
-    let m1: [[u32; 1]; 16] = m.map(|w| [w]);
-    let cv1: [[u32; 1]; 8] = cv.map(|w| [w]);
-    compress_lanes::<1>(&cv1, &m1, block_len, flags).map(|w| w[0])
+    let m1 = m.map(|w| [w]);
+    let mut v = initial_state(&cv.map(|w| [w]), block_len, flags);
+    for s in &SCHEDULE {
+        // SAFETY: `[u32; 1]` lanes are plain arrays and need no CPU feature.
+        unsafe { round(&mut v, &m1, s) };
+    }
+    std::array::from_fn(|i| v[i][0] ^ v[i + 8][0])
 }
 
+/// The compression's input state (chunk counter 0, as for every block of a one-chunk input).
 #[inline(always)]
-fn add<const N: usize>(a: [u32; N], b: [u32; N]) -> [u32; N] {
-    let mut r = a;
-    for i in 0..N {
-        r[i] = a[i].wrapping_add(b[i]);
+fn initial_state<V: Lanes>(cv: &[V; 8], block_len: u32, flags: u32) -> [V; 16] {
+    // SAFETY: only broadcasts, inlined into a caller that may use `V` (the trait's contract).
+    unsafe {
+        [
+            cv[0],
+            cv[1],
+            cv[2],
+            cv[3],
+            cv[4],
+            cv[5],
+            cv[6],
+            cv[7],
+            V::splat(IV[0]),
+            V::splat(IV[1]),
+            V::splat(IV[2]),
+            V::splat(IV[3]),
+            V::splat(0),
+            V::splat(0),
+            V::splat(block_len),
+            V::splat(flags),
+        ]
     }
-    r
-}
-
-#[inline(always)]
-fn xor_rotr<const N: usize>(a: [u32; N], b: [u32; N], n: u32) -> [u32; N] {
-    let mut r = a;
-    for i in 0..N {
-        r[i] = (a[i] ^ b[i]).rotate_right(n);
-    }
-    r
 }
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn g<const N: usize>(v: &mut [[u32; N]; 16], a: usize, b: usize, c: usize, d: usize, x: [u32; N], y: [u32; N]) {
-    v[a] = add(add(v[a], v[b]), x);
-    v[d] = xor_rotr(v[d], v[a], 16);
-    v[c] = add(v[c], v[d]);
-    v[b] = xor_rotr(v[b], v[c], 12);
-    v[a] = add(add(v[a], v[b]), y);
-    v[d] = xor_rotr(v[d], v[a], 8);
-    v[c] = add(v[c], v[d]);
-    v[b] = xor_rotr(v[b], v[c], 7);
+unsafe fn g<V: Lanes>(v: &mut [V; 16], a: usize, b: usize, c: usize, d: usize, x: V, y: V) {
+    v[a] = v[a].add(v[b]).add(x);
+    v[d] = v[d].xor(v[a]).rotr16();
+    v[c] = v[c].add(v[d]);
+    v[b] = v[b].xor(v[c]).rotr12();
+    v[a] = v[a].add(v[b]).add(y);
+    v[d] = v[d].xor(v[a]).rotr8();
+    v[c] = v[c].add(v[d]);
+    v[b] = v[b].xor(v[c]).rotr7();
 }
 
-/// The BLAKE3 compression function (chunk counter 0) on N independent states, lane-wise, returning
-/// the new chaining values.
+// The quarter-rounds are written out with literal state indices (and, once inlined with a
+// constant schedule, constant message indices), so that the state lives in registers rather than
+// in an array indexed at run time.
+
 #[inline(always)]
-fn compress_lanes<const N: usize>(cv: &[[u32; N]; 8], m: &[[u32; N]; 16], block_len: u32, flags: u32) -> [[u32; N]; 8] {
-    let mut v = [[0u32; N]; 16];
-    v[..8].copy_from_slice(cv);
-    for i in 0..4 {
-        v[8 + i] = [IV[i]; N];
-    }
-    v[12] = [0; N];
-    v[13] = [0; N];
-    v[14] = [block_len; N];
-    v[15] = [flags; N];
-    for s in &SCHEDULE {
-        g(&mut v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
-        g(&mut v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
-        g(&mut v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
-        g(&mut v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
-        g(&mut v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
-        g(&mut v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
-        g(&mut v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
-        g(&mut v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
-    }
-    let mut out = [[0u32; N]; 8];
-    for i in 0..8 {
-        for l in 0..N {
-            out[i][l] = v[i][l] ^ v[i + 8][l];
-        }
-    }
-    out
+unsafe fn columns<V: Lanes>(v: &mut [V; 16], m: &[V; 16], s: &[usize; 16]) {
+    g(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
+    g(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
+    g(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
+    g(v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
+}
+
+#[inline(always)]
+unsafe fn diagonals<V: Lanes>(v: &mut [V; 16], m: &[V; 16], s: &[usize; 16]) {
+    g(v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
+    g(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
+    g(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
+    g(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
+}
+
+/// One round with message schedule `s`.
+#[inline(always)]
+unsafe fn round<V: Lanes>(v: &mut [V; 16], m: &[V; 16], s: &[usize; 16]) {
+    columns(v, m, s);
+    diagonals(v, m, s);
+}
+
+/// Rounds 1 to 6, written out so that each schedule is a constant.
+#[inline(always)]
+unsafe fn rounds_after_first<V: Lanes>(v: &mut [V; 16], m: &[V; 16]) {
+    round(v, m, &SCHEDULE[1]);
+    round(v, m, &SCHEDULE[2]);
+    round(v, m, &SCHEDULE[3]);
+    round(v, m, &SCHEDULE[4]);
+    round(v, m, &SCHEDULE[5]);
+    round(v, m, &SCHEDULE[6]);
 }
 
 #[cfg(test)]
@@ -475,20 +928,126 @@ mod tests {
 
     const NEVER: [u8; 32] = [0; 32];
 
+    /// Prefix lengths around every case of where the nonce falls: word-aligned or not, inside
+    /// one block, ending a block exactly, straddling two blocks, after several constant blocks.
+    const LENGTHS: [usize; 15] = [0, 1, 31, 32, 55, 56, 63, 64, 80, 119, 120, 127, 128, 200, MAX_PREFIX_LEN];
+
+    /// First nonces of a batch: byte carries inside the lanes (0xFF -> 0x100, 0xFFFF -> 0x10000,
+    /// 2^32 - 1 -> 2^32 with the high half changing mid-batch), lanes wrapping past 2^64.
+    const FIRSTS: [u64; 9] = [
+        0,
+        1,
+        0xFA,
+        0xFFFA,
+        0xFFFF_FFF9,
+        0x0000_0001_FFFF_FFFD,
+        0x00FF_FFFF_FFFF_FFF8,
+        0x0123_4567_89AB_CDEF,
+        u64::MAX - 5,
+    ];
+
+    fn prefix_of(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 31 + 7) as u8).collect()
+    }
+
     #[test]
-    fn lane_hashes_equal_blake3_for_every_prefix_length() {
-        // Covers the nonce inside one block, straddling two blocks, and prefixes of several blocks.
-        for len in (0..=200).chain([1000, MAX_PREFIX_LEN]) {
-            let prefix: Vec<u8> = (0..len).map(|i| (i * 31 + 7) as u8).collect();
-            let job = Job::new(&prefix, &NEVER);
-            let start = 0xFFFF_FFFF_FFFF_FFF0u64 - len as u64;
-            let lanes4 = job.hash_lanes::<4>(start);
-            let lanes16 = job.hash_lanes::<16>(start);
-            for lane in 0..4 {
-                let want = pow_hash(&prefix, start + lane as u64);
-                assert_eq!(hash_bytes(&lanes4, lane), want, "prefix length {len}, lane {lane}");
-                assert_eq!(hash_bytes(&lanes16, lane), want, "prefix length {len}, lane {lane}");
+    fn every_path_on_this_cpu_hashes_like_blake3() {
+        let paths = SimdPath::available();
+        assert!(paths.contains(&SimdPath::Portable));
+        #[cfg(target_arch = "x86_64")]
+        for (path, detected) in [
+            (SimdPath::Sse41, std::arch::is_x86_feature_detected!("sse4.1")),
+            (SimdPath::Avx2, std::arch::is_x86_feature_detected!("avx2")),
+            (SimdPath::Avx512, std::arch::is_x86_feature_detected!("avx512f")),
+        ] {
+            assert_eq!(paths.contains(&path), detected, "{}", path.name());
+        }
+        for &path in &paths {
+            for len in LENGTHS.into_iter().chain(2..=130) {
+                let prefix = prefix_of(len);
+                let job = Job::new(&prefix, &NEVER);
+                for first in FIRSTS {
+                    let got = job.lane_hashes(path, first);
+                    assert_eq!(got.len(), path.lanes());
+                    for (lane, hash) in got.iter().enumerate() {
+                        let nonce = first.wrapping_add(lane as u64);
+                        assert_eq!(*hash, pow_hash(&prefix, nonce), "{}: prefix {len}, nonce {nonce:#x}", path.name());
+                    }
+                }
             }
+        }
+    }
+
+    #[test]
+    fn the_chosen_path_is_the_widest_available() {
+        let best = SimdPath::best();
+        assert!(best.is_available());
+        assert_eq!(simd_path(), best.name());
+        for p in SimdPath::available() {
+            assert!(p.lanes() <= best.lanes(), "{} is wider than {}", p.name(), best.name());
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && !std::arch::is_x86_feature_detected!("avx512f") {
+            assert_eq!(best, SimdPath::Avx2);
+        }
+        let features = cpu_features();
+        #[cfg(target_arch = "x86_64")]
+        assert!(features.contains(&"sse2"));
+        let _ = features;
+    }
+
+    #[test]
+    fn unavailable_paths_are_refused() {
+        for p in SimdPath::ALL.into_iter().filter(|p| !p.is_available()) {
+            assert_eq!(search_using(p, b"abc", 0, 10, &NEVER, 1), Err(SearchError::PathUnavailable { path: p.name() }));
+            assert_eq!(search_all_using(p, b"abc", 0, 10, &NEVER, 1, 1), Err(SearchError::PathUnavailable { path: p.name() }));
+        }
+    }
+
+    /// Targets that let through: about 1 nonce in 256; about half (the filter's comparison must be
+    /// unsigned); all but the hashes starting with 0xFF; exactly one given hash and those below.
+    fn easy_targets(prefix: &[u8], exact_nonce: u64) -> Vec<[u8; 32]> {
+        let mut one_in_256 = [0xFFu8; 32];
+        one_in_256[0] = 0;
+        let mut half = [0u8; 32];
+        half[0] = 0x7F;
+        half[1] = 0xFF;
+        let mut most = [0xFFu8; 32];
+        most[0] = 0xFE;
+        vec![one_in_256, half, most, pow_hash(prefix, exact_nonce)]
+    }
+
+    #[test]
+    fn every_path_finds_exactly_what_the_plain_loop_finds() {
+        for path in SimdPath::available() {
+            for len in LENGTHS {
+                let prefix = prefix_of(len);
+                // An odd start and count: partial batches at both ends of each thread's range.
+                let (start, count) = (0xFF_FFF3u64, 3001u64);
+                for target in easy_targets(&prefix, start + 1234) {
+                    let want = plain_all(&prefix, start, count, &target);
+                    assert!(!want.is_empty());
+                    for threads in [1, 2] {
+                        let all = search_all_using(path, &prefix, start, count, &target, threads, usize::MAX).unwrap();
+                        assert_eq!(all.solutions, want, "{}: prefix {len}, threads {threads}", path.name());
+                        assert_eq!(all.hashes, count);
+                        let first = search_using(path, &prefix, start, count, &target, threads).unwrap();
+                        assert_eq!(first.solution, Some(want[0]), "{}: prefix {len}, threads {threads}", path.name());
+                        if threads == 1 {
+                            assert_eq!(first.hashes, want[0].nonce - start + 1);
+                            assert_eq!(search_plain(&prefix, start, count, &target, 1).unwrap(), first);
+                        }
+                    }
+                }
+            }
+            // The range's last nonces, where lanes past the end would wrap past 2^64.
+            let prefix = prefix_of(80);
+            let mut target = [0xFFu8; 32];
+            target[0] = 0x3F;
+            let start = u64::MAX - 1000;
+            let want = plain_all(&prefix, start, 1000, &target);
+            let got = search_all_using(path, &prefix, start, u64::MAX, &target, 1, usize::MAX).unwrap();
+            assert_eq!(got, SearchAllOutcome { solutions: want, hashes: 1000 }, "{}", path.name());
         }
     }
 

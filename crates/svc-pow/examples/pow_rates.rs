@@ -1,0 +1,76 @@
+//! Nonces per second of the proof-of-work search on each SIMD path this CPU has, next to
+//! `search_plain` and to a bare `blake3::hash` loop written here independently of the crate:
+//! `cargo run --release -p svc-pow --example pow_rates [seconds per cell]`. Prints only.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use svc_pow::search::{self, SimdPath};
+
+const NEVER: [u8; 32] = [0; 32];
+
+/// Million nonces per second of `f(start, count) -> hashed`, over about `seconds`.
+fn rate(seconds: f64, mut f: impl FnMut(u64, u64) -> u64) -> f64 {
+    let probe = Instant::now();
+    f(1 << 40, 200_000);
+    let per_s = 200_000.0 / probe.elapsed().as_secs_f64();
+    let n = (per_s * seconds) as u64;
+    let t = Instant::now();
+    let hashed = f(1 << 41, n);
+    hashed as f64 / t.elapsed().as_secs_f64() / 1e6
+}
+
+/// The baseline with nothing but the hash: write the nonce, hash, keep one byte so the hash is used.
+fn bare_loop(prefix: &[u8], start: u64, count: u64) -> u64 {
+    let mut buf = prefix.to_vec();
+    buf.extend_from_slice(&[0; 8]);
+    let at = prefix.len();
+    let mut acc = 0u8;
+    for nonce in start..start + count {
+        buf[at..].copy_from_slice(&nonce.to_le_bytes());
+        acc ^= blake3::hash(&buf).as_bytes()[0];
+    }
+    black_box(acc);
+    count
+}
+
+/// The load average (Linux), to tell whether other work shared the cores.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "unknown".into(), |l| l.split(' ').take(3).collect::<Vec<_>>().join(" "))
+}
+
+fn main() {
+    let seconds: f64 = std::env::args().nth(1).map_or(1.5, |s| s.parse().expect("seconds"));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let paths: Vec<&str> = SimdPath::available().iter().map(|p| p.name()).collect();
+    println!("paths: {paths:?}; search uses {}; Rust detects {:?}", search::simd_path(), search::cpu_features());
+    println!("load average before: {}", load());
+    for len in [32usize, 80] {
+        let prefix = vec![0x5au8; len];
+        let p = &prefix;
+        // Alternated, best of 3 each: the two loops should tie, and other work on the machine
+        // would otherwise decide which one looks faster.
+        let (mut bare, mut plain) = (0f64, 0f64);
+        for _ in 0..3 {
+            bare = bare.max(rate(seconds, |s, n| bare_loop(p, s, n)));
+            plain = plain.max(rate(seconds, |s, n| search::search_plain(p, s, n, &NEVER, 1).unwrap().hashes));
+        }
+        println!(
+            "{len:>4} B  1 thread   best of 3: bare blake3::hash loop {bare:6.2} MH/s   search_plain {plain:6.2} MH/s ({:.3}x bare)",
+            plain / bare
+        );
+        for path in SimdPath::available() {
+            let r = rate(seconds, |s, n| search::search_using(path, p, s, n, &NEVER, 1).unwrap().hashes);
+            println!("{len:>4} B  1 thread   {:>8} {r:7.2} MH/s  {:5.2}x search_plain", path.name(), r / plain);
+        }
+        let plain_all = rate(seconds, |s, n| search::search_plain(p, s, n, &NEVER, cores).unwrap().hashes);
+        let best_1 = rate(seconds, |s, n| search::search(p, s, n, &NEVER, 1).unwrap().hashes);
+        let best_all = rate(seconds, |s, n| search::search(p, s, n, &NEVER, cores).unwrap().hashes);
+        println!(
+            "{len:>4} B  {cores} threads  search_plain {plain_all:6.2} MH/s   search {best_all:7.2} MH/s ({:.2}x plain, {:.2}x its 1-thread {best_1:.2})",
+            best_all / plain_all,
+            best_all / best_1
+        );
+    }
+    println!("load average after: {}", load());
+}
