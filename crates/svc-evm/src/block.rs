@@ -241,24 +241,33 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
 
     state.merge_transitions(BundleRetention::PlainState);
     let changes = to_state_changes(state.take_bundle().to_plain_state(OriginalValuesKnown::Yes));
-    let update = apply_changes(&view, ph.state_root, changes)?;
-    header.state_root = update.root;
     header.gas_used = gas_used;
-    let envelopes: Vec<TxEnvelope> = included_txs.iter().map(|t| t.envelope.clone()).collect();
-    header.transactions_root = transactions_root(&envelopes);
-    header.receipts_root = receipts_root(&receipts);
-    header.logs_bloom = logs_bloom(&receipts);
+    // The explorer's index goes into this block's batch when it has every block before this one.
+    // Its records need the block's number, time and transactions but not its roots, so they are
+    // computed on a second thread while this one computes the state, transactions and receipts roots.
+    let source = crate::index::ExplorerSource(store);
+    let index_header = header.clone();
+    let (update, explorer_writes) = std::thread::scope(|s| {
+        let index = s.spawn(|| -> Result<_, ChainError> {
+            if svc_index::indexed_height(&source).map_err(crate::index::index_error)? == Some(ph.number) {
+                crate::index::block_writes(&source, &index_header, crate::index::parent_time(&parent), &included_txs, &body.senders, &receipts)
+            } else {
+                Ok(Vec::new())
+            }
+        });
+        let update = apply_changes(&view, ph.state_root, changes);
+        let envelopes: Vec<TxEnvelope> = included_txs.iter().map(|t| t.envelope.clone()).collect();
+        header.transactions_root = transactions_root(&envelopes);
+        header.receipts_root = receipts_root(&receipts);
+        header.logs_bloom = logs_bloom(&receipts);
+        (update, index.join().expect("the index thread does not panic"))
+    });
+    let update = update?;
+    let explorer_writes = explorer_writes?;
+    header.state_root = update.root;
     let hash = header_hash(&header);
     let rooted = Instant::now();
-
     drop(view);
-    // The explorer's index goes into this block's batch when it has every block before this one.
-    let source = crate::index::ExplorerSource(store);
-    let explorer_writes = if svc_index::indexed_height(&source).map_err(crate::index::index_error)? == Some(ph.number) {
-        crate::index::block_writes(&source, &header, crate::index::parent_time(&parent), &included_txs, &body.senders, &receipts)?
-    } else {
-        Vec::new()
-    };
     let commit = BlockCommit {
         header: header.clone(),
         hash,

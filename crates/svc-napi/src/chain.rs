@@ -10,11 +10,11 @@ use napi_derive::napi;
 use svc_evm::{BlockRequest, CallStatus, ChainConfig};
 use svc_primitives::{intrinsic_gas, next_base_fee, Bytes, SignedTransaction};
 use svc_store::query::{self, LocatedLog};
+use svc_rpc_http::shape as rpc;
 use svc_store::{ReadView, StoredBlock};
 
 use crate::convert::*;
 use crate::lane::on_lane;
-use crate::rpc::{self, TxPosition};
 use crate::types::*;
 
 fn head_info(b: &StoredBlock) -> HeadInfo {
@@ -76,56 +76,9 @@ fn select(view: &ReadView, sel: &BlockSelector) -> napi::Result<Option<StoredBlo
     view.block(number).map_err(js_error)
 }
 
-/// Everything the RPC objects of a mined transaction need.
-struct MinedTx {
-    block: StoredBlock,
-    body: svc_store::codec::BlockBody,
-    index: usize,
-}
-
-impl MinedTx {
-    fn load(view: &ReadView, block: StoredBlock, index: usize) -> napi::Result<Option<Self>> {
-        let body = view.body(block.number()).map_err(js_error)?.ok_or_else(|| js_error("block body is missing"))?;
-        if index >= body.txs.len() {
-            return Ok(None);
-        }
-        Ok(Some(Self { block, body, index }))
-    }
-
-    fn position(&self) -> TxPosition {
-        TxPosition {
-            block_hash: self.block.hash,
-            block_number: self.block.number(),
-            index: self.index as u32,
-            base_fee: self.block.header.base_fee_per_gas.unwrap_or_default(),
-        }
-    }
-
-    fn tx(&self) -> napi::Result<SignedTransaction> {
-        SignedTransaction::decode(&self.body.txs[self.index]).map_err(|e| js_error(format!("stored transaction is corrupt: {e}")))
-    }
-
-    fn json(&self) -> napi::Result<serde_json::Value> {
-        Ok(rpc::transaction(&self.tx()?, &self.body.senders[self.index], Some(self.position())))
-    }
-}
-
-/// RPC receipts of a whole block.
-fn block_receipts(view: &ReadView, block: &StoredBlock) -> napi::Result<Vec<serde_json::Value>> {
-    let number = block.number();
-    let body = view.body(number).map_err(js_error)?.ok_or_else(|| js_error("block body is missing"))?;
-    let receipts = view.receipts(number).map_err(js_error)?.ok_or_else(|| js_error("block receipts are missing"))?;
-    let base_fee = block.header.base_fee_per_gas.unwrap_or_default();
-    let mut out = Vec::with_capacity(receipts.len());
-    let (mut previous_gas, mut log_index) = (0u64, 0u32);
-    for (i, r) in receipts.iter().enumerate() {
-        let tx = SignedTransaction::decode(&body.txs[i]).map_err(|e| js_error(format!("stored transaction is corrupt: {e}")))?;
-        let p = TxPosition { block_hash: block.hash, block_number: number, index: i as u32, base_fee };
-        out.push(rpc::receipt(&tx, &body.senders[i], r, r.cumulative_gas_used - previous_gas, p, log_index));
-        previous_gas = r.cumulative_gas_used;
-        log_index += r.logs.len() as u32;
-    }
-    Ok(out)
+/// Block `block` of `view`, decoded (from the cache of recent blocks when it is there).
+fn block_data(view: &ReadView, block: &StoredBlock) -> napi::Result<Arc<svc_store::BlockData>> {
+    view.block_data(block.number()).map_err(js_error)?.ok_or_else(|| js_error("block is missing"))
 }
 
 fn genesis_spec(g: GenesisSpec) -> napi::Result<svc_evm::GenesisSpec> {
@@ -338,19 +291,16 @@ impl Chain {
         guarded(|| {
             let view = self.view()?;
             let Some(block) = select(&view, &sel)? else { return Ok(None) };
-            Ok(Some(block_receipts(&view, &block)?))
+            let data = block_data(&view, &block)?;
+            Ok(Some(rpc::block_receipts(&data).map_err(js_error)?))
         })
     }
 
     #[napi]
     pub fn get_transaction_by_hash(&self, hash: Buffer) -> napi::Result<Option<serde_json::Value>> {
         guarded(|| {
-            let view = self.view()?;
-            let Some((number, index)) = view.tx_location(&to_b256(&hash, "transaction hash")?).map_err(js_error)? else {
-                return Ok(None);
-            };
-            let Some(block) = view.block(number).map_err(js_error)? else { return Ok(None) };
-            MinedTx::load(&view, block, index as usize)?.map(|m| m.json()).transpose()
+            let (view, hash) = (self.view()?, to_b256(&hash, "transaction hash")?);
+            rpc::mined_transaction(&view, &hash).map_err(js_error)
         })
     }
 
@@ -360,19 +310,16 @@ impl Chain {
             let view = self.view()?;
             let Some(block) = select(&view, &sel)? else { return Ok(None) };
             let index = to_count(index, "transaction index")? as usize;
-            MinedTx::load(&view, block, index)?.map(|m| m.json()).transpose()
+            let data = block_data(&view, &block)?;
+            rpc::transaction_at(&data, index).map_err(js_error)
         })
     }
 
     #[napi]
     pub fn get_transaction_receipt(&self, hash: Buffer) -> napi::Result<Option<serde_json::Value>> {
         guarded(|| {
-            let view = self.view()?;
-            let Some((number, index)) = view.tx_location(&to_b256(&hash, "transaction hash")?).map_err(js_error)? else {
-                return Ok(None);
-            };
-            let Some(block) = view.block(number).map_err(js_error)? else { return Ok(None) };
-            Ok(block_receipts(&view, &block)?.into_iter().nth(index as usize))
+            let (view, hash) = (self.view()?, to_b256(&hash, "transaction hash")?);
+            rpc::mined_receipt(&view, &hash).map_err(js_error)
         })
     }
 

@@ -7,7 +7,6 @@ mod crypto;
 mod http;
 mod lane;
 mod pow;
-mod rpc;
 mod types;
 
 use napi::bindgen_prelude::{BigInt, Buffer};

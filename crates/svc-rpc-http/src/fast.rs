@@ -1,5 +1,8 @@
-//! The state reads answered without leaving Rust: eth_chainId, eth_blockNumber, eth_getBalance,
-//! eth_getTransactionCount, eth_getCode, eth_getStorageAt and eth_call on committed blocks.
+//! The reads answered without leaving Rust: eth_chainId, eth_blockNumber, eth_getBalance,
+//! eth_getTransactionCount, eth_getCode, eth_getStorageAt and eth_call on committed blocks, and the
+//! blocks, receipts and mined transactions that clients poll for (eth_getBlockByNumber,
+//! eth_getTransactionReceipt, eth_getTransactionByHash, eth_getBlockReceipts), so that thousands of waiting wallets and the
+//! indexers that follow the chain never queue on the event loop that block production shares.
 //!
 //! A body is answered here only when every call in it is well formed and succeeds; anything else
 //! (an error to report, a revert, `pending` nonces, block hashes, notifications, unusual ids) goes
@@ -12,8 +15,10 @@ use alloy_primitives::{Address, Bytes, B256, U256};
 use serde_json::{Map, Value};
 use svc_evm::{CallRequest, CallStatus, Chain};
 
+use crate::shape;
+
 /// The methods served here, in the order of their counters.
-pub const FAST_METHODS: [&str; 7] = [
+pub const FAST_METHODS: [&str; 11] = [
     "eth_chainId",
     "eth_blockNumber",
     "eth_getBalance",
@@ -21,6 +26,10 @@ pub const FAST_METHODS: [&str; 7] = [
     "eth_getCode",
     "eth_getStorageAt",
     "eth_call",
+    "eth_getTransactionReceipt",
+    "eth_getTransactionByHash",
+    "eth_getBlockReceipts",
+    "eth_getBlockByNumber",
 ];
 
 /// Which block's state a read names.
@@ -40,6 +49,14 @@ enum Read {
     Code(Address, BlockRef),
     Storage(Address, B256, BlockRef),
     Call(Box<CallRequest>, BlockRef),
+    /// A receipt: null while the transaction is not mined (the answer geth gives too).
+    Receipt(B256),
+    /// A mined transaction; one that is not mined may be in the pool, which the dispatcher knows.
+    Transaction(B256),
+    /// Every receipt of a block named by number or tag (hashes go to the dispatcher).
+    BlockReceipts(BlockRef),
+    /// A block by number or tag, with transaction hashes or (true) whole transactions.
+    Block(BlockRef, bool),
 }
 
 impl Read {
@@ -52,6 +69,10 @@ impl Read {
             Read::Code(..) => 4,
             Read::Storage(..) => 5,
             Read::Call(..) => 6,
+            Read::Receipt(..) => 7,
+            Read::Transaction(..) => 8,
+            Read::BlockReceipts(..) => 9,
+            Read::Block(..) => 10,
         }
     }
 }
@@ -71,9 +92,10 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// True when answering runs the EVM (callers move such work off the I/O threads).
+    /// True when answering runs the EVM or shapes a whole block or its receipts (callers move such work
+    /// off the I/O threads).
     pub fn executes(&self) -> bool {
-        self.items.iter().any(|i| matches!(i.read, Read::Call(..)))
+        self.items.iter().any(|i| matches!(i.read, Read::Call(..) | Read::BlockReceipts(..) | Read::Block(..)))
     }
 
     /// Calls in the body (a batch counts its items).
@@ -154,6 +176,15 @@ fn bytes(v: &Value) -> Option<Bytes> {
         return None;
     }
     Some(Bytes::from(hex::decode(d).ok()?))
+}
+
+/// A 32-byte hash written in full, as the dispatcher requires.
+fn hash(v: &Value) -> Option<B256> {
+    let d = hex_digits(v)?;
+    if d.len() != 64 {
+        return None;
+    }
+    Some(B256::from_slice(&hex::decode(d).ok()?))
 }
 
 fn storage_slot(v: &Value) -> Option<B256> {
@@ -278,6 +309,26 @@ fn item(v: &Value) -> Option<Item> {
             }
             Read::Call(Box::new(call_object(required(&p, 0)?)?), block_ref(p.get(1).copied(), true)?)
         }
+        "eth_getTransactionReceipt" => {
+            let p = params(o, 1)?;
+            Read::Receipt(hash(required(&p, 0)?)?)
+        }
+        "eth_getTransactionByHash" => {
+            let p = params(o, 1)?;
+            Read::Transaction(hash(required(&p, 0)?)?)
+        }
+        "eth_getBlockReceipts" => {
+            let p = params(o, 1)?;
+            Read::BlockReceipts(block_ref(Some(required(&p, 0)?), true)?)
+        }
+        "eth_getBlockByNumber" => {
+            let p = params(o, 2)?;
+            let full = match p.get(1).copied() {
+                None | Some(Value::Null) => false,
+                Some(v) => v.as_bool()?,
+            };
+            Read::Block(block_ref(Some(required(&p, 0)?), true)?, full)
+        }
         _ => return None,
     };
     Some(Item { id, read })
@@ -317,21 +368,38 @@ fn resolve(at: BlockRef, head: u64) -> Option<u64> {
     }
 }
 
+/// The result of a read as JSON text, or None when the dispatcher must answer.
 fn result(chain: &Chain, read: &Read) -> Option<String> {
-    let head = chain.view().head_number();
+    let view = chain.view();
+    let head = view.head_number();
+    let text = |s: String| format!("\"{s}\"");
     Some(match read {
-        Read::ChainId => quantity(chain.chain_id()),
-        Read::BlockNumber => quantity(head),
-        Read::Balance(a, at) => quantity(chain.account(a, resolve(*at, head)?).ok()?.balance),
-        Read::Nonce(a, at) => quantity(chain.account(a, resolve(*at, head)?).ok()?.nonce),
-        Read::Code(a, at) => data(&chain.code(a, resolve(*at, head)?).ok()?),
-        Read::Storage(a, slot, at) => data(&chain.storage(a, slot, resolve(*at, head)?).ok()?.to_be_bytes::<32>()),
+        Read::ChainId => text(quantity(chain.chain_id())),
+        Read::BlockNumber => text(quantity(head)),
+        Read::Balance(a, at) => text(quantity(chain.account(a, resolve(*at, head)?).ok()?.balance)),
+        Read::Nonce(a, at) => text(quantity(chain.account(a, resolve(*at, head)?).ok()?.nonce)),
+        Read::Code(a, at) => text(data(&chain.code(a, resolve(*at, head)?).ok()?)),
+        Read::Storage(a, slot, at) => text(data(&chain.storage(a, slot, resolve(*at, head)?).ok()?.to_be_bytes::<32>())),
         Read::Call(req, at) => {
             let outcome = chain.call(req, resolve(*at, head)?).ok()?;
             if outcome.status != CallStatus::Success {
                 return None;
             }
-            data(&outcome.output)
+            text(data(&outcome.output))
+        }
+        // A database fault is the dispatcher's to report, with its error text.
+        Read::Receipt(hash) => match shape::mined_receipt(&view, hash).ok()? {
+            Some(receipt) => serde_json::to_string(&receipt).ok()?,
+            None => "null".into(),
+        },
+        Read::Transaction(hash) => serde_json::to_string(&shape::mined_transaction(&view, hash).ok()??).ok()?,
+        Read::BlockReceipts(at) => {
+            let data = view.block_data(resolve(*at, head)?).ok()??;
+            serde_json::to_string(&shape::block_receipts(&data).ok()?).ok()?
+        }
+        Read::Block(at, full) => {
+            let data = view.block_data(resolve(*at, head)?).ok()??;
+            serde_json::to_string(&shape::block(&data.block, &data.body, *full)).ok()?
         }
     })
 }
@@ -342,7 +410,7 @@ pub fn answer(chain: &Chain, plan: &Plan, limits: &FastLimits, counters: &FastCo
     let mut bytes = 0usize;
     for item in &plan.items {
         let result = result(chain, &item.read)?;
-        let part = format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":\"{result}\"}}", item.id);
+        let part = format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}", item.id);
         bytes += part.len();
         if plan.batch && bytes > limits.max_batch_response_bytes {
             return None;

@@ -7,6 +7,7 @@ pub mod connections;
 pub mod fast;
 pub mod limiter;
 pub mod server;
+pub mod shape;
 pub mod timed_io;
 
 pub use fast::{FastLimits, FAST_METHODS};

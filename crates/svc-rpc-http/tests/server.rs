@@ -26,7 +26,13 @@ const RICH: Address = address!("f39fd6e51aad88f6f4ce6ab8827279cfffb92266");
 const ANSWER: Address = address!("00000000000000000000000000000000000000a1");
 /// Reverts with no data: PUSH1 0 PUSH1 0 REVERT.
 const REVERTER: Address = address!("00000000000000000000000000000000000000a2");
+/// Emits one empty log: PUSH1 0 PUSH1 0 LOG0 STOP.
+const LOGGER: Address = address!("00000000000000000000000000000000000000a3");
 const MAX_BODY: usize = 4096;
+
+/// Keys that sign real transactions (the engine tests' helpers).
+#[path = "../../svc-evm/tests/common/mod.rs"]
+mod common;
 
 /// Records what it is handed and answers 200 with a body naming the path.
 #[derive(Default)]
@@ -50,6 +56,7 @@ impl Fallback for Recorder {
 /// Fields drop in order: the server (and with it the chain) before the directory it lives in.
 struct Fixture {
     server: HttpServer,
+    chain: Arc<Chain>,
     recorder: Arc<Recorder>,
     runtime: tokio::runtime::Runtime,
     _dir: tempfile::TempDir,
@@ -74,6 +81,8 @@ fn genesis() -> GenesisSpec {
             GenesisAccount { address: RICH, balance: U256::from(10_000u64) * U256::from(10u64).pow(U256::from(18)), ..Default::default() },
             GenesisAccount { address: ANSWER, code: Some(Bytes::from_static(&[0x60, 0x2a, 0x60, 0x00, 0x52, 0x60, 0x20, 0x60, 0x00, 0xf3])), ..Default::default() },
             GenesisAccount { address: REVERTER, code: Some(Bytes::from_static(&[0x60, 0x00, 0x60, 0x00, 0xfd])), ..Default::default() },
+            GenesisAccount { address: LOGGER, code: Some(Bytes::from_static(&[0x60, 0x00, 0x60, 0x00, 0xa0, 0x00])), ..Default::default() },
+            GenesisAccount { address: common::Key::new(1).address, balance: U256::from(10u64).pow(U256::from(20)), ..Default::default() },
         ],
     }
 }
@@ -98,9 +107,9 @@ fn start(rate_limit_per_second: u32, exempt_loopback: bool) -> Fixture {
         limits: FastLimits { max_batch_items: 10, max_batch_response_bytes: 1 << 20 },
         canned: CannedBodies { body_too_large: "\"too large\"".into(), rate_limited: "\"rate limited\"".into(), internal_error: "\"internal\"".into(), request_timeout: "\"timeout\"".into(), too_many_connections: "\"too many\"".into() },
     };
-    let server = HttpServer::start(chain, options, recorder.clone()).unwrap();
+    let server = HttpServer::start(chain.clone(), options, recorder.clone()).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    Fixture { server, recorder, runtime, _dir: dir }
+    Fixture { server, chain, recorder, runtime, _dir: dir }
 }
 
 struct Answer {
@@ -173,6 +182,77 @@ fn plain_reads_are_answered_natively_with_the_id_echoed() {
     assert_eq!(f.forwarded(), 0);
     assert_eq!(f.fast_count("eth_chainId"), 2);
     assert_eq!(f.fast_count("eth_call"), 1);
+}
+
+#[test]
+fn receipts_and_mined_transactions_are_answered_natively_as_the_addon_builds_them() {
+    let f = start(0, false);
+    let key = common::Key::new(1);
+    let txs = vec![key.tx1559(0, Some(LOGGER), 0, vec![], 50_000), key.tx1559(1, Some(LOGGER), 5, vec![], 50_000)];
+    let produced = f.chain.produce_block(common::request(&f.chain, txs, vec![key.address; 2])).unwrap();
+    let [first, second] = [produced.included[0], produced.included[1]];
+
+    let receipt = |hash: &str| -> serde_json::Value {
+        let a = f.post(&call("eth_getTransactionReceipt", &format!(r#"["{hash}"]"#)));
+        assert_eq!(a.status, 200);
+        serde_json::from_str(&a.body).unwrap()
+    };
+    let answer = receipt(&second.to_string());
+    let r = &answer["result"];
+    assert_eq!(answer["id"], 7);
+    assert_eq!(r["transactionHash"], second.to_string());
+    assert_eq!(r["transactionIndex"], "0x1");
+    assert_eq!(r["blockNumber"], "0x1");
+    assert_eq!(r["status"], "0x1");
+    // Each transaction's own gas, and the block-wide index of its log.
+    let cumulative = u64::from_str_radix(r["cumulativeGasUsed"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+    let gas = u64::from_str_radix(r["gasUsed"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+    assert!(gas > 21_000 && cumulative == 2 * gas, "gas {gas}, cumulative {cumulative}");
+    assert_eq!(r["logs"][0]["logIndex"], "0x1");
+    assert_eq!(r["logs"][0]["transactionIndex"], "0x1");
+    assert_eq!(r["logs"][0]["address"].as_str().unwrap().to_lowercase(), LOGGER.to_string().to_lowercase());
+
+    // The same objects the addon's methods give (one builder, svc_rpc_http::shape).
+    let data = f.chain.view().block_data(1).unwrap().unwrap();
+    let all = svc_rpc_http::shape::block_receipts(&data).unwrap();
+    assert_eq!(receipt(&first.to_string())["result"], all[0]);
+    assert_eq!(*r, all[1]);
+    let block: serde_json::Value = serde_json::from_str(&f.post(&call("eth_getBlockReceipts", r#"["latest"]"#)).body).unwrap();
+    assert_eq!(block["result"], serde_json::Value::Array(all.clone()));
+    for (params, full) in [(r#"["0x1"]"#, false), (r#"["latest",false]"#, false), (r#"["latest",true]"#, true)] {
+        let got: serde_json::Value = serde_json::from_str(&f.post(&call("eth_getBlockByNumber", params)).body).unwrap();
+        assert_eq!(got["result"], svc_rpc_http::shape::block(&data.block, &data.body, full), "{params}");
+    }
+    assert_eq!(f.fast_count("eth_getBlockByNumber"), 3);
+    assert_eq!(f.post(&call("eth_getBlockByNumber", r#"["latest","yes"]"#)).headers["x-handled-by"], "fallback");
+    let tx = f.post(&call("eth_getTransactionByHash", &format!(r#"["{second}"]"#)));
+    let tx: serde_json::Value = serde_json::from_str(&tx.body).unwrap();
+    assert_eq!(tx["result"], svc_rpc_http::shape::transaction_at(&data, 1).unwrap().unwrap());
+    assert_eq!(tx["result"]["value"], "0x5");
+
+    // Not mined: a null receipt here; the transaction may be in the pool, which the dispatcher knows.
+    let unknown = format!("0x{}", "ab".repeat(32));
+    assert_eq!(f.post(&call("eth_getTransactionReceipt", &format!(r#"["{unknown}"]"#))).body, r#"{"jsonrpc":"2.0","id":7,"result":null}"#);
+    // Only the block asked for with a non-boolean flag went to the dispatcher so far.
+    assert_eq!(f.forwarded(), 1);
+    let pooled = f.post(&call("eth_getTransactionByHash", &format!(r#"["{unknown}"]"#)));
+    assert_eq!(pooled.headers["x-handled-by"], "fallback");
+    // A short hash is the dispatcher's to refuse, with its error text.
+    let short = f.post(&call("eth_getTransactionReceipt", r#"["0xabcd"]"#));
+    assert_eq!(short.headers["x-handled-by"], "fallback");
+    assert_eq!(f.fast_count("eth_getTransactionReceipt"), 3);
+    assert_eq!(f.fast_count("eth_getTransactionByHash"), 1);
+    assert_eq!(f.fast_count("eth_getBlockReceipts"), 1);
+    // A block beyond the head, or named by hash: the dispatcher's.
+    assert_eq!(f.post(&call("eth_getBlockReceipts", r#"["0x9"]"#)).headers["x-handled-by"], "fallback");
+    let by_hash = f.post(&call("eth_getBlockReceipts", &format!(r#"["{}"]"#, produced.block.hash)));
+    assert_eq!(by_hash.headers["x-handled-by"], "fallback");
+
+    // Once the block has left the cache of recent blocks, its receipts are decoded from the database alike.
+    for nonce in 2..12 {
+        f.chain.produce_block(common::request(&f.chain, vec![key.tx1559(nonce, Some(LOGGER), 0, vec![], 50_000)], vec![key.address])).unwrap();
+    }
+    assert_eq!(receipt(&second.to_string()), answer);
 }
 
 #[test]

@@ -3,12 +3,14 @@
 
 pub mod codec;
 pub mod query;
+pub mod recent;
 pub mod schema;
 pub mod state;
 pub mod store;
 pub mod trie;
 
 pub use state::{StateAt, StateChanges, StateUpdate};
+pub use recent::{BlockData, RecentBlocks};
 pub use store::{BlockCommit, ReadView, Store, StoredBlock};
 
 /// Why a storage operation failed.

@@ -13,6 +13,7 @@ use rocksdb::{
 use svc_primitives::{Header, TrieAccount, TxReceipt};
 
 use crate::codec::{self, BlockBody};
+use crate::recent::{BlockData, RecentBlocks};
 use crate::schema::*;
 use crate::state::StateUpdate;
 use crate::trie::{NodeSource, TrieError};
@@ -53,6 +54,8 @@ pub struct Store {
     view: RwLock<Arc<ReadView>>,
     /// Serialises commits so the head only moves forward one block at a time.
     commit_lock: Mutex<()>,
+    /// The newest blocks' transactions and receipts, decoded (shared with every view).
+    recent: Arc<RecentBlocks>,
 }
 
 fn cf<'a>(db: &'a DB, name: &str) -> &'a ColumnFamily {
@@ -85,8 +88,9 @@ impl Store {
             }
         })?;
         let db = Arc::new(db);
-        let view = Arc::new(ReadView::pin(db.clone())?);
-        Ok(Self { db, view: RwLock::new(view), commit_lock: Mutex::new(()) })
+        let recent = Arc::new(RecentBlocks::new(RecentBlocks::DEFAULT_CAPACITY));
+        let view = Arc::new(ReadView::pin(db.clone(), recent.clone())?);
+        Ok(Self { db, view: RwLock::new(view), commit_lock: Mutex::new(()), recent })
     }
 
     fn service_cf(&self, name: &str) -> StoreResult<&ColumnFamily> {
@@ -179,7 +183,9 @@ impl Store {
         let meta = cf(&self.db, CF_META);
         batch.put_cf(meta, META_GENESIS, block.hash);
         batch.put_cf(meta, META_CHAIN_ID, chain_id.to_be_bytes());
-        self.write_block(batch, &block)
+        let view = self.write_block(batch, &block)?;
+        self.remember(block);
+        Ok(view)
     }
 
     /// Commit the child of the head in one atomic batch and move the read view to it.
@@ -196,7 +202,20 @@ impl Store {
             }
             None => return Err(StoreError::Invalid("the database has no genesis block".into())),
         }
-        self.write_block(WriteBatch::default(), &block)
+        let view = self.write_block(WriteBatch::default(), &block)?;
+        self.remember(block);
+        Ok(view)
+    }
+
+    /// Hands a committed block's decoded transactions and receipts to the cache of recent blocks.
+    fn remember(&self, block: BlockCommit) {
+        let stored = StoredBlock { hash: block.hash, header: block.header };
+        self.recent.insert(Arc::new(BlockData::new(stored, block.body, block.receipts)));
+    }
+
+    /// Blocks held decoded in memory now.
+    pub fn recent_blocks(&self) -> usize {
+        self.recent.len()
     }
 
     fn write_block(&self, mut batch: WriteBatch, block: &BlockCommit) -> StoreResult<Arc<ReadView>> {
@@ -269,7 +288,7 @@ impl Store {
         // The WAL is synced so that an acknowledged block survives a power loss too.
         write.set_sync(true);
         db.write_opt(batch, &write)?;
-        let view = Arc::new(ReadView::pin(self.db.clone())?);
+        let view = Arc::new(ReadView::pin(self.db.clone(), self.recent.clone())?);
         *self.view.write() = view.clone();
         Ok(view)
     }
@@ -284,6 +303,7 @@ pub struct ReadView {
     snapshot: SnapshotWithThreadMode<'static, DB>,
     db: Arc<DB>,
     head: Option<StoredBlock>,
+    recent: Arc<RecentBlocks>,
 }
 
 impl std::fmt::Debug for ReadView {
@@ -293,11 +313,11 @@ impl std::fmt::Debug for ReadView {
 }
 
 impl ReadView {
-    fn pin(db: Arc<DB>) -> StoreResult<Self> {
+    fn pin(db: Arc<DB>, recent: Arc<RecentBlocks>) -> StoreResult<Self> {
         let snapshot = db.snapshot();
         // SAFETY: the snapshot borrows the DB inside `db`'s Arc, which this view owns and drops last.
         let snapshot: SnapshotWithThreadMode<'static, DB> = unsafe { std::mem::transmute(snapshot) };
-        let mut view = Self { snapshot, db, head: None };
+        let mut view = Self { snapshot, db, head: None, recent };
         if let Some(n) = view.get(CF_META, META_HEAD)? {
             let number = codec::decode_u64(&n, "head pointer")?;
             let head = view.block(number)?.ok_or_else(|| StoreError::Corrupt(format!("head block {number} is missing")))?;
@@ -353,6 +373,28 @@ impl ReadView {
 
     pub fn receipts(&self, number: u64) -> StoreResult<Option<Vec<TxReceipt>>> {
         self.get(CF_RECEIPTS, number_key(number))?.map(|b| codec::decode_receipts(&b)).transpose()
+    }
+
+    /// Block `number` of this view with its transactions and receipts, decoded: from the cache of
+    /// recent blocks, else decoded from the database and added to it.
+    pub fn block_data(&self, number: u64) -> StoreResult<Option<Arc<BlockData>>> {
+        let Some(block) = self.block(number)? else { return Ok(None) };
+        if let Some(data) = self.recent.get(number, &block.hash) {
+            return Ok(Some(data));
+        }
+        let body = self.body(number)?.ok_or_else(|| StoreError::Corrupt(format!("body of block {number} is missing")))?;
+        let receipts = self.receipts(number)?.ok_or_else(|| StoreError::Corrupt(format!("receipts of block {number} are missing")))?;
+        if body.txs.len() != receipts.len() || body.senders.len() != receipts.len() {
+            return Err(StoreError::Corrupt(format!(
+                "block {number} holds {} transactions, {} senders and {} receipts",
+                body.txs.len(),
+                body.senders.len(),
+                receipts.len()
+            )));
+        }
+        let data = Arc::new(BlockData::new(block, body, receipts));
+        self.recent.insert(data.clone());
+        Ok(Some(data))
     }
 
     /// Block number and index of a mined transaction.

@@ -1,11 +1,11 @@
 //! RPC-shaped objects (geth's field names, 0x-hex quantities and data) for blocks,
-//! transactions, receipts and logs.
+//! transactions, receipts and logs: one builder for the native port's answers and the addon's.
 
 use serde_json::{json, Map, Value};
 use svc_primitives::{Address, Bytes, SignedTransaction, TxReceipt, B256, U256};
 use svc_store::codec::BlockBody;
 use svc_store::query::LocatedLog;
-use svc_store::StoredBlock;
+use svc_store::{BlockData, ReadView, StoreError, StoredBlock};
 
 pub fn qty(v: u64) -> Value {
     Value::String(format!("{v:#x}"))
@@ -225,4 +225,74 @@ pub fn block(b: &StoredBlock, body: &BlockBody, full: bool) -> Value {
         "parentBeaconBlockRoot": hash(&h.parent_beacon_block_root.unwrap_or_default()),
         "requestsHash": hash(&h.requests_hash.unwrap_or_default()),
     })
+}
+
+/// Why a stored block cannot be shaped (a corrupt database, not a client's error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorruptBlock(pub String);
+
+impl std::fmt::Display for CorruptBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CorruptBlock {}
+
+impl From<StoreError> for CorruptBlock {
+    fn from(e: StoreError) -> Self {
+        CorruptBlock(e.to_string())
+    }
+}
+
+fn decode_at(data: &BlockData, index: usize) -> Result<SignedTransaction, CorruptBlock> {
+    SignedTransaction::decode(&data.body.txs[index]).map_err(|e| CorruptBlock(format!("stored transaction is corrupt: {e}")))
+}
+
+fn position(data: &BlockData, index: usize) -> TxPosition {
+    TxPosition {
+        block_hash: data.block.hash,
+        block_number: data.block.number(),
+        index: index as u32,
+        base_fee: data.block.header.base_fee_per_gas.unwrap_or_default(),
+    }
+}
+
+/// The receipt of transaction `index` of a block (None past its last transaction): only that
+/// transaction is decoded.
+pub fn receipt_at(data: &BlockData, index: usize) -> Result<Option<Value>, CorruptBlock> {
+    if index >= data.len() {
+        return Ok(None);
+    }
+    let tx = decode_at(data, index)?;
+    let r = &data.receipts[index];
+    Ok(Some(receipt(&tx, &data.body.senders[index], r, data.gas_used(index), position(data, index), data.first_log_index(index))))
+}
+
+/// Every receipt of a block, in order.
+pub fn block_receipts(data: &BlockData) -> Result<Vec<Value>, CorruptBlock> {
+    (0..data.len()).map(|i| receipt_at(data, i).map(|r| r.expect("index is below the length"))).collect()
+}
+
+/// Transaction `index` of a block as a mined transaction (None past its last transaction).
+pub fn transaction_at(data: &BlockData, index: usize) -> Result<Option<Value>, CorruptBlock> {
+    if index >= data.body.txs.len() {
+        return Ok(None);
+    }
+    let tx = decode_at(data, index)?;
+    Ok(Some(transaction(&tx, &data.body.senders[index], Some(position(data, index)))))
+}
+
+/// The receipt of a mined transaction of `view` (None when it is not mined there).
+pub fn mined_receipt(view: &ReadView, hash: &B256) -> Result<Option<Value>, CorruptBlock> {
+    let Some((number, index)) = view.tx_location(hash)? else { return Ok(None) };
+    let Some(data) = view.block_data(number)? else { return Ok(None) };
+    receipt_at(&data, index as usize)
+}
+
+/// A mined transaction of `view` (None when it is not mined there).
+pub fn mined_transaction(view: &ReadView, hash: &B256) -> Result<Option<Value>, CorruptBlock> {
+    let Some((number, index)) = view.tx_location(hash)? else { return Ok(None) };
+    let Some(data) = view.block_data(number)? else { return Ok(None) };
+    transaction_at(&data, index as usize)
 }
