@@ -28,6 +28,8 @@ export interface NodeProcessOptions {
   env?: Record<string, string>;
   /** How long to wait for the "rpc listening" line. */
   readyTimeoutMs?: number;
+  /** Called with every line the node writes to stdout (its pino log), for as long as it runs. */
+  onLogLine?: (line: string) => void;
 }
 
 /** A running (or stopped) svc-node child process bound to one data dir. */
@@ -146,6 +148,15 @@ export class NodeProcess {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     let pending = '';
     let listening = false;
+    const onLogLine = opts.onLogLine;
+    if (onLogLine) {
+      let partial = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString('utf8')).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) onLogLine(line);
+      });
+    }
     const ready = new Promise<string>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`svc-node did not report "rpc listening" within ${opts.readyTimeoutMs ?? 60_000} ms\n${this.output}`)),

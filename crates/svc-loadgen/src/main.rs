@@ -6,6 +6,8 @@
 //!        svc-loadgen --method GET --url 'http://127.0.0.1:8080/api/v1/blocks?limit=25' --expect '"ok":true' --reject '"ok":false'
 //! An answer counts when its status is 200, it contains --expect (default "result") and not
 //! --reject (default "error").
+//!
+//!        svc-loadgen sign SPEC OUT   signs the benchmarks' transactions (see sign.rs)
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -158,7 +160,24 @@ fn percentile_ms(sorted: &[u32], p: f64) -> f64 {
     f64::from(sorted[i]) / 1000.0
 }
 
+mod sign;
+
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some("sign") {
+        let (Some(spec), Some(out)) = (argv.get(2), argv.get(3)) else {
+            eprintln!("svc-loadgen: usage: svc-loadgen sign SPEC OUT");
+            std::process::exit(2);
+        };
+        match sign::run(spec, out) {
+            Ok(n) => println!("{{\"signed\":{n}}}"),
+            Err(e) => {
+                eprintln!("svc-loadgen sign: {e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

@@ -1,0 +1,53 @@
+// The explorer's index lag as a client sees it, sampled from a process of its own (so that the
+// bench's own work never delays a sample): every `interval` ms, the chain head from JSON-RPC
+// (eth_blockNumber) and the explorer's indexed height (/health/ready), asked at the same moment.
+// One JSON line per sample on stdout: {"at": ms since start, "head": n, "indexed": n, "lag": n}
+// or {"at": ms, "error": "..."}. Runs until its stdin closes.
+//
+//   node dist/bench/support/lag-sampler.js <json-rpc url> <explorer api url> [interval ms]
+import process from 'node:process';
+
+const [rpcUrl, apiUrl, intervalArg] = process.argv.slice(2);
+if (!rpcUrl || !apiUrl) {
+  process.stderr.write('usage: lag-sampler <json-rpc url> <explorer api url> [interval ms]\n');
+  process.exit(2);
+}
+const interval = Number(intervalArg ?? 100);
+const started = performance.now();
+let running = true;
+process.stdin.on('end', () => (running = false));
+process.stdin.on('close', () => (running = false));
+process.stdin.resume();
+
+async function head(): Promise<number> {
+  const res = await fetch(rpcUrl!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+  });
+  return Number(((await res.json()) as { result: string }).result);
+}
+
+async function indexed(): Promise<number> {
+  const body = (await (await fetch(`${apiUrl}/health/ready`)).json()) as { data?: { indexed: number }; error?: string };
+  if (typeof body.data?.indexed === 'number') return body.data.indexed;
+  // 503 when the index is more than 2 blocks behind: "the index is N blocks behind the head (block H)".
+  const m = /the index is (\d+) blocks behind the head \(block (\d+)\)/.exec(body.error ?? '');
+  if (m) return Number(m[2]) - Number(m[1]);
+  throw new Error(`no indexed height in ${JSON.stringify(body).slice(0, 200)}`);
+}
+
+let next = performance.now();
+while (running) {
+  const at = Math.round(performance.now() - started);
+  try {
+    const [h, i] = await Promise.all([head(), indexed()]);
+    process.stdout.write(`${JSON.stringify({ at, head: h, indexed: i, lag: Math.max(0, h - i) })}\n`);
+  } catch (err) {
+    process.stdout.write(`${JSON.stringify({ at, error: (err as Error).message })}\n`);
+  }
+  next += interval;
+  const wait = next - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  else next = performance.now();
+}
