@@ -6,6 +6,12 @@ use std::collections::HashMap;
 use tch::{Device, Kind, Tensor};
 
 use crate::error::{InferError, Result};
+use crate::gemm::{self, PackedLinear};
+
+/// Products of at most this many rows (tokens in a forward pass) use the packed kernel of
+/// `gemm.rs`; longer ones use libtorch's `addmm`, which blocks large products for the caches.
+/// Measured crossover on the development CPU (AMD EPYC, AVX2): see docs/inference.md.
+pub const PACKED_MAX_ROWS: i64 = 128;
 
 /// The shape of a BERT encoder.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,11 +76,50 @@ impl BertConfig {
 struct Linear {
     weight: Tensor,
     bias: Tensor,
+    /// The same weight packed for few-row products, on CPUs with AVX2 + FMA (else None).
+    packed: Option<PackedLinear>,
 }
 
 impl Linear {
-    fn forward(&self, x: &Tensor) -> Tensor {
-        x.linear(&self.weight, Some(&self.bias))
+    fn new(weight: Tensor, bias: Tensor) -> Result<Self> {
+        let packed = if weight.device() == Device::Cpu && gemm::fast_kernel() {
+            let (n, k) = weight.size2()?;
+            let w = Vec::<f32>::try_from(weight.contiguous().view([-1]))?;
+            let b = Vec::<f32>::try_from(&bias)?;
+            Some(PackedLinear::new(&w, &b, n as usize, k as usize))
+        } else {
+            None
+        };
+        Ok(Self { weight, bias, packed })
+    }
+
+    /// `x · Wᵀ + b (+ residual)` for `x` `[rows, k]`; the result is `[rows, n]`, contiguous.
+    fn forward(&self, x: &Tensor, residual: Option<&Tensor>) -> Tensor {
+        let (rows, _) = x.size2().expect("linear input is [rows, features]");
+        match &self.packed {
+            Some(packed) if rows <= PACKED_MAX_ROWS => {
+                let x = x.contiguous();
+                let residual = residual.map(Tensor::contiguous);
+                let y = Tensor::empty([rows, packed.out_features() as i64], (Kind::Float, Device::Cpu));
+                let (m, n, k) = (rows as usize, packed.out_features(), packed.in_features());
+                // SAFETY: x, residual and y are contiguous fp32 CPU tensors of m*k, m*n and m*n elements
+                // that stay alive (and are not otherwise accessed) for the duration of the call.
+                unsafe {
+                    let xs = std::slice::from_raw_parts(x.data_ptr() as *const f32, m * k);
+                    let rs = residual.as_ref().map(|r| std::slice::from_raw_parts(r.data_ptr() as *const f32, m * n));
+                    let ys = std::slice::from_raw_parts_mut(y.data_ptr() as *mut f32, m * n);
+                    packed.forward(xs, rs, ys, m);
+                }
+                y
+            }
+            _ => {
+                let y = x.linear(&self.weight, Some(&self.bias));
+                match residual {
+                    Some(r) => y + r,
+                    None => y,
+                }
+            }
+        }
     }
 }
 
@@ -185,13 +230,14 @@ impl BertEncoder {
         let mut layers = Vec::with_capacity(config.layers);
         for i in 0..config.layers {
             let p = format!("encoder.layer.{i}");
-            let mut lin = |name: &str| -> Result<Linear> {
-                Ok(Linear { weight: get(&format!("{p}.{name}.weight"))?, bias: get(&format!("{p}.{name}.bias"))? })
+            let mut wb = |name: &str| -> Result<(Tensor, Tensor)> {
+                Ok((get(&format!("{p}.{name}.weight"))?, get(&format!("{p}.{name}.bias"))?))
             };
-            let (q, k, v) = (lin("attention.self.query")?, lin("attention.self.key")?, lin("attention.self.value")?);
-            let qkv = Linear {
-                weight: Tensor::cat(&[&q.weight, &k.weight, &v.weight], 0),
-                bias: Tensor::cat(&[&q.bias, &k.bias, &v.bias], 0),
+            let (q, k, v) = (wb("attention.self.query")?, wb("attention.self.key")?, wb("attention.self.value")?);
+            let qkv = Linear::new(Tensor::cat(&[&q.0, &k.0, &v.0], 0), Tensor::cat(&[&q.1, &k.1, &v.1], 0))?;
+            let mut lin = |name: &str| -> Result<Linear> {
+                let (w, b) = wb(name)?;
+                Linear::new(w, b)
             };
             let attention_out = lin("attention.output.dense")?;
             let intermediate = lin("intermediate.dense")?;
@@ -209,7 +255,7 @@ impl BertEncoder {
             layers.push(Layer { qkv, attention_out, attention_norm, intermediate, output, output_norm });
         }
         let pooler = if with_pooler {
-            Some(Linear { weight: get("pooler.dense.weight")?, bias: get("pooler.dense.bias")? })
+            Some(Linear::new(get("pooler.dense.weight")?, get("pooler.dense.bias")?)?)
         } else {
             None
         };
@@ -226,32 +272,37 @@ impl BertEncoder {
         self.device
     }
 
-    /// Token states `[batch, seq, hidden]` for `input_ids` `[batch, seq]` (int64) under `mask` (1 = token).
-    pub fn forward(&self, input_ids: &Tensor, mask: &Tensor) -> Tensor {
+    /// Token states `[batch, seq, hidden]` for `input_ids` `[batch, seq]` (int64) under `mask`
+    /// (1 = token). `None` means no padding: every key is attended to, and SDPA needs no mask.
+    pub fn forward(&self, input_ids: &Tensor, mask: Option<&Tensor>) -> Tensor {
         let (batch, seq) = input_ids.size2().expect("input ids are [batch, seq]");
         let heads = self.config.heads as i64;
         let hidden = self.config.hidden as i64;
         let head_dim = hidden / heads;
+        let rows = batch * seq;
         let positions = self.position.narrow(0, 0, seq);
         let x = Tensor::embedding(&self.word, input_ids, -1, false, false) + positions.unsqueeze(0) + &self.token_type_row;
-        let mut x = self.embedding_norm.forward(&x);
+        // Token states stay [batch * seq, hidden] between layers: every projection is one 2-d product.
+        let mut x = self.embedding_norm.forward(&x).view([rows, hidden]);
         // [batch, 1, 1, seq] boolean: which keys each query may attend to.
-        let keys = mask.to_kind(Kind::Bool).view([batch, 1, 1, seq]);
+        let keys = mask.map(|m| m.to_kind(Kind::Bool).view([batch, 1, 1, seq]));
         for layer in &self.layers {
-            let qkv = layer.qkv.forward(&x).view([batch, seq, 3, heads, head_dim]).permute([2, 0, 3, 1, 4]);
+            let qkv = layer.qkv.forward(&x, None).view([batch, seq, 3, heads, head_dim]).permute([2, 0, 3, 1, 4]);
             let (q, k, v) = (qkv.get(0), qkv.get(1), qkv.get(2));
-            let context = Tensor::scaled_dot_product_attention(&q, &k, &v, Some(&keys), 0.0, false, None, false)
+            let context = Tensor::scaled_dot_product_attention(&q, &k, &v, keys.as_ref(), 0.0, false, None, false)
                 .transpose(1, 2)
-                .reshape([batch, seq, hidden]);
-            x = layer.attention_norm.forward(&(layer.attention_out.forward(&context) + &x));
-            let ff = layer.output.forward(&layer.intermediate.forward(&x).gelu("none"));
-            x = layer.output_norm.forward(&(ff + &x));
+                .reshape([rows, hidden]);
+            // The residual is added inside the product (packed kernel) or right after it (libtorch).
+            x = layer.attention_norm.forward(&layer.attention_out.forward(&context, Some(&x)));
+            let mut inner = layer.intermediate.forward(&x, None);
+            let _ = inner.gelu_("none");
+            x = layer.output_norm.forward(&layer.output.forward(&inner, Some(&x)));
         }
-        x
+        x.view([batch, seq, hidden])
     }
 
     /// BERT's pooler over the [CLS] state; `None` when the model was loaded without one.
     pub fn pool_cls(&self, states: &Tensor) -> Option<Tensor> {
-        self.pooler.as_ref().map(|p| p.forward(&states.select(1, 0)).tanh())
+        self.pooler.as_ref().map(|p| p.forward(&states.select(1, 0), None).tanh())
     }
 }

@@ -8,6 +8,7 @@ pub mod canonical;
 pub mod error;
 pub mod files;
 pub mod flops;
+pub mod gemm;
 pub mod model;
 pub mod random_weights;
 pub mod registry;

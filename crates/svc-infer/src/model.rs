@@ -101,25 +101,31 @@ impl Model {
     fn forward_batch(&self, batch: Vec<&TokenIds>) -> Result<Vec<Vec<f32>>> {
         let n = batch.len() as i64;
         let seq = batch.iter().map(|t| t.len()).max().unwrap_or(0) as i64;
+        // Batch 1, or a batch of equal lengths: nothing is padded, so no mask is built or applied.
+        let padded = batch.iter().any(|t| t.len() as i64 != seq);
         let mut ids = Vec::with_capacity((n * seq) as usize);
-        let mut mask = Vec::with_capacity((n * seq) as usize);
+        let mut mask = Vec::with_capacity(if padded { (n * seq) as usize } else { 0 });
         for t in &batch {
             ids.extend_from_slice(t);
             ids.extend(std::iter::repeat_n(self.tokenizer.pad_id(), seq as usize - t.len()));
-            mask.extend(std::iter::repeat_n(1i64, t.len()));
-            mask.extend(std::iter::repeat_n(0i64, seq as usize - t.len()));
+            if padded {
+                mask.extend(std::iter::repeat_n(1i64, t.len()));
+                mask.extend(std::iter::repeat_n(0i64, seq as usize - t.len()));
+            }
         }
         let device = self.encoder.device();
         let ids = Tensor::from_slice(&ids).view([n, seq]).to_device(device);
-        let mask = Tensor::from_slice(&mask).view([n, seq]).to_device(device);
-        let states = self.encoder.forward(&ids, &mask);
-        let pooled = match self.spec.pooling {
-            Pooling::Mean => {
+        let mask = padded.then(|| Tensor::from_slice(&mask).view([n, seq]).to_device(device));
+        let states = self.encoder.forward(&ids, mask.as_ref());
+        let pooled = match (self.spec.pooling, &mask) {
+            (Pooling::Mean, Some(mask)) => {
                 let m = mask.unsqueeze(-1).to_kind(Kind::Float);
                 let summed = (&states * &m).sum_dim_intlist([1i64].as_slice(), false, Kind::Float);
                 summed / m.sum_dim_intlist([1i64].as_slice(), false, Kind::Float).clamp_min(1e-9)
             }
-            Pooling::ClsPooler => self.encoder.pool_cls(&states).expect("loaded with a pooler"),
+            // Every token counts: the mean over the sequence (an empty input still has [CLS] and [SEP]).
+            (Pooling::Mean, None) => states.mean_dim([1i64].as_slice(), false, Kind::Float),
+            (Pooling::ClsPooler, _) => self.encoder.pool_cls(&states).expect("loaded with a pooler"),
         };
         let norms = pooled.norm_scalaropt_dim(2.0, [1i64].as_slice(), true).clamp_min(1e-12);
         let unit = (pooled / norms).to_device(tch::Device::Cpu).contiguous();
