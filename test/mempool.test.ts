@@ -499,3 +499,37 @@ describe('solo driver: one block per slot, never overlapping, clean stop', () =>
     }
   });
 });
+
+describe('submit: a turn\'s submissions are decoded together off the JS thread and admitted in order', () => {
+  let pool: Pool;
+  beforeEach(() => {
+    pool = openPool();
+  });
+  afterEach(() => pool.close());
+
+  it('a sender\'s nonces sent in one turn are all admitted, each bad one refused with the text add() gives', async () => {
+    const raws = await Promise.all([0, 1, 2, 3].map((nonce) => signed(alice!.privateKey, { nonce })));
+    const badChain = await signed(bob!.privateKey, { nonce: 0, chainId: 1 });
+    const garbage = Buffer.from('f8ff00', 'hex');
+    // One turn: nonce 3 before 2 is fine for the pool (queued, then promoted); the two bad ones sit in between.
+    const results = await Promise.allSettled([raws[0]!, raws[1]!, badChain, raws[3]!, garbage, raws[2]!].map((r) => pool.mempool.submit(r)));
+    const texts = results.map((r) => (r.status === 'fulfilled' ? `0x${hex(r.value)}` : (r.reason as Error).message));
+    assert.equal(texts[0], keccak256(`0x${hex(raws[0]!)}`));
+    assert.equal(texts[1], keccak256(`0x${hex(raws[1]!)}`));
+    assert.equal(texts[2], 'invalid chain id for signer');
+    assert.equal(texts[3], keccak256(`0x${hex(raws[3]!)}`));
+    assert.match(texts[4]!, /^rlp: /);
+    assert.equal(texts[5], keccak256(`0x${hex(raws[2]!)}`));
+    assert.ok(results[2]!.status === 'rejected' && results[2]!.reason instanceof TxPoolError);
+    assert.equal(pool.mempool.stats().pending, 4);
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 4n);
+  });
+
+  it('an oversized transaction is refused before it is decoded, and the same transaction twice in one turn is "already known" the second time', async () => {
+    await assert.rejects(pool.mempool.submit(Buffer.alloc(poolParams.maxTxSizeBytes + 1, 0xf9)), /^Error: oversized data|oversized data/);
+    const raw = await signed(alice!.privateKey, { nonce: 0 });
+    const [first, second] = await Promise.allSettled([pool.mempool.submit(raw), pool.mempool.submit(raw)]);
+    assert.equal(first.status, 'fulfilled');
+    assert.ok(second.status === 'rejected' && (second.reason as Error).message === 'already known');
+  });
+});

@@ -2,7 +2,7 @@
 // fee-ordered selection for the block builder, and cleanup after each block.
 // Every lookup is keyed by latin1 strings of the raw bytes, so admission costs O(1) map work
 // besides the native decode (signature recovery dominates).
-import type { Chain, DecodedTx, ProducedBlock } from '../native/index.js';
+import type { Chain, DecodedTx, DecodeOutcome, ProducedBlock } from '../native/index.js';
 import { chain as chainParams, mempool as poolParams } from '../params.js';
 import { checksumAddress } from './address.js';
 import type { PoolJournal } from './pool-journal.js';
@@ -110,6 +110,10 @@ export class Mempool implements MempoolApi {
   private arrivals = 0;
   private lastSweep: number;
   private journal: JournalSink | undefined;
+  /** Submissions of this event-loop turn, decoded together off the JS thread (see submit). */
+  private toDecode: { raw: Buffer; resolve(hash: Buffer): void; reject(err: unknown): void }[] = [];
+  /** Decoded batches are admitted one after another, in submission order. */
+  private admitting: Promise<void> = Promise.resolve();
 
   constructor(options: MempoolOptions) {
     this.chain = options.chain;
@@ -140,24 +144,66 @@ export class Mempool implements MempoolApi {
     this.journal = journal;
   }
 
+  /**
+   * Admit a transaction and journal it; resolves with its hash once the journal holds it. The
+   * transactions submitted in one event-loop turn are decoded and their senders recovered together,
+   * off the JS thread (chain.decodeTransactions), then admitted in the order they were submitted.
+   */
   async submit(raw: Buffer): Promise<Buffer> {
-    const hash = this.add(raw);
+    this.checkSize(raw);
+    const hash = await new Promise<Buffer>((resolve, reject) => {
+      if (this.toDecode.push({ raw, resolve, reject }) === 1) setImmediate(() => this.decodeBatch());
+    });
     await this.journal?.append(raw);
     return hash;
   }
 
+  private decodeBatch(): void {
+    const batch = this.toDecode;
+    this.toDecode = [];
+    // Decoding starts now; admission waits for the batches before this one.
+    const decoded = this.chain.decodeTransactions(batch.map((b) => b.raw));
+    this.admitting = this.admitting.then(async () => {
+      let outcomes: DecodeOutcome[];
+      try {
+        outcomes = await decoded;
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+        return;
+      }
+      for (const [i, b] of batch.entries()) {
+        const { tx, error } = outcomes[i]!;
+        try {
+          if (tx === undefined) throw new TxPoolError(error ?? 'transaction could not be decoded');
+          b.resolve(this.admit(b.raw, tx));
+        } catch (err) {
+          b.reject(err);
+        }
+      }
+    });
+  }
+
+  private checkSize(raw: Buffer): void {
+    if (raw.length > this.limits.maxTxSizeBytes) {
+      throw new TxPoolError(`oversized data: transaction size ${raw.length}, limit ${this.limits.maxTxSizeBytes}`);
+    }
+  }
+
   /** Admit a transaction without journaling it (submit is the acknowledged path; this is for replay and tests). */
   add(raw: Buffer): Buffer {
-    const limits = this.limits;
-    if (raw.length > limits.maxTxSizeBytes) {
-      throw new TxPoolError(`oversized data: transaction size ${raw.length}, limit ${limits.maxTxSizeBytes}`);
-    }
+    this.checkSize(raw);
     let tx: DecodedTx;
     try {
       tx = this.chain.decodeTransaction(raw);
     } catch (err) {
       throw new TxPoolError(err instanceof Error ? err.message : String(err));
     }
+    return this.admit(raw, tx);
+  }
+
+  /** The pool's rules for a decoded transaction; adds it or throws TxPoolError with geth's text. */
+  private admit(raw: Buffer, tx: DecodedTx): Buffer {
+    const limits = this.limits;
     if (tx.chainId === null) throw new TxPoolError('only replay-protected (EIP-155) transactions allowed over RPC');
     if (tx.chainId !== this.chainId) throw new TxPoolError('invalid chain id for signer');
 

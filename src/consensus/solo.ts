@@ -1,7 +1,7 @@
 // The solo consensus driver: one in-process validator that seals a block every slot, empty or not.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { ProducedBlock } from '../native/index.js';
+import type { BlockTimings, ProducedBlock } from '../native/index.js';
 import type { ChainApp } from '../chain/app.js';
 import type { NodeEvents } from '../chain/services.js';
 import type { NodeMetrics } from '../metrics.js';
@@ -152,6 +152,8 @@ export class SoloDriver {
       txs: produced.included.length,
       gasUsed: produced.head.gasUsed,
       ms: Math.round(seconds * 1000 * 100) / 100,
+      // The native part of it: waiting for the block lane, execution, roots (and index), the synced write.
+      nativeMs: roundTimings(produced.timings),
     };
     if (produced.included.length > 0) this.log.info(line, 'block produced');
     else this.log.debug(line, 'block produced');
@@ -167,4 +169,9 @@ export class SoloDriver {
     }
     return produced;
   }
+}
+
+function roundTimings(t: BlockTimings): Record<string, number> {
+  const r = (ms: number) => Math.round(ms * 10) / 10;
+  return { queued: r(t.queuedMs), execute: r(t.executeMs), root: r(t.rootMs), commit: r(t.commitMs) };
 }

@@ -46,6 +46,12 @@ export interface HeadInfo {
 }
 
 /** A transaction decoded and its sender recovered, with the sender's account at the head. */
+/** One transaction of decodeTransactions: decoded, or why not. */
+export interface DecodeOutcome {
+  tx?: DecodedTx;
+  error?: string;
+}
+
 export interface DecodedTx {
   hash: Buffer;
   from: Buffer;
@@ -122,6 +128,19 @@ export interface ProducedBlock {
   rejected: RejectedTx[];
   /** Transactions skipped because the block ran out of gas; they stay in the pool. */
   deferred: Buffer[];
+  /** Where the block's native time went. */
+  timings: BlockTimings;
+}
+
+/** Milliseconds of a block's native work. */
+export interface BlockTimings {
+  /** Waiting for the block lane (another block in flight). */
+  queuedMs: number;
+  executeMs: number;
+  /** State, transactions and receipts roots, with the explorer's index records computed beside them. */
+  rootMs: number;
+  /** The block's one write batch, synced. */
+  commitMs: number;
 }
 
 export interface CallRequest {
@@ -196,6 +215,11 @@ export interface Chain {
   nextBaseFee(): bigint;
   /** Decode a raw signed transaction, validate its signature (low s, EIP-155), recover the sender. Throws an Error whose message is geth's text ("rlp: ...", "invalid sender", "transaction type not supported"). */
   decodeTransaction(raw: Buffer): DecodedTx;
+  /**
+   * decodeTransaction of each raw transaction, in order, off the JS thread (split over the cores
+   * for long batches); one that does not decode carries decodeTransaction's error text instead.
+   */
+  decodeTransactions(raws: Buffer[]): Promise<DecodeOutcome[]>;
   /** RPC-shaped transaction object for a pool transaction (blockHash/blockNumber/transactionIndex null). */
   pendingTransactionJson(raw: Buffer, from: Buffer): Record<string, unknown>;
   /** Execute the transactions on the head state, seal the block and commit it in one atomic write. Runs off the main thread. */

@@ -8,7 +8,7 @@ use napi::bindgen_prelude::{BigInt, Buffer, Object};
 use napi::Env;
 use napi_derive::napi;
 use svc_evm::{BlockRequest, CallStatus, ChainConfig};
-use svc_primitives::{intrinsic_gas, next_base_fee, Bytes, SignedTransaction};
+use svc_primitives::{next_base_fee, Bytes, SignedTransaction};
 use svc_store::query::{self, LocatedLog};
 use svc_rpc_http::shape as rpc;
 use svc_store::{ReadView, StoredBlock};
@@ -206,23 +206,7 @@ impl Chain {
             let tx = SignedTransaction::decode(&raw).map_err(js_error)?;
             let from = tx.recover_sender().map_err(js_error)?;
             let account = self.view()?.flat_account(&from).map_err(js_error)?.unwrap_or_default();
-            let ig = intrinsic_gas(tx.input(), tx.to().is_none(), tx.access_list());
-            Ok(DecodedTx {
-                hash: buffer(tx.hash.as_slice()),
-                from: buffer(from.as_slice()),
-                to: tx.to().map(|a| buffer(a.as_slice())),
-                tx_type: tx.tx_type() as u32,
-                chain_id: tx.chain_id().map(num),
-                nonce: from_u64(tx.nonce()),
-                gas_limit: from_u64(tx.gas_limit()),
-                max_fee_per_gas: from_u128(tx.max_fee_per_gas()),
-                max_priority_fee_per_gas: from_u128(tx.max_priority_fee_per_gas()),
-                value: from_u256(tx.value()),
-                intrinsic_gas: from_u64(ig.minimum()),
-                size: tx.size as u32,
-                sender_nonce: from_u64(account.nonce),
-                sender_balance: from_u256(account.balance),
-            })
+            Ok(crate::decode::decoded_tx(&tx, &from, &account))
         })
     }
 
@@ -257,7 +241,16 @@ impl Chain {
                 block_moves: req.block_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
             };
             let chain = self.chain()?.clone();
-            on_lane(env, &svc_lanes::lanes().block, move || chain.produce_block(request).map_err(js_error), |out| Ok(produced_block(&out)))
+            let submitted = std::time::Instant::now();
+            on_lane(
+                env,
+                &svc_lanes::lanes().block,
+                move || {
+                    let queued = submitted.elapsed();
+                    chain.produce_block(request).map(|out| (out, queued)).map_err(js_error)
+                },
+                |(out, queued)| Ok(produced_block(&out, queued)),
+            )
         })
     }
 
@@ -500,11 +493,18 @@ impl Chain {
     }
 }
 
-fn produced_block(out: &svc_evm::ProducedBlock) -> ProducedBlock {
+fn produced_block(out: &svc_evm::ProducedBlock, queued: std::time::Duration) -> ProducedBlock {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     ProducedBlock {
         head: head_info(&out.block),
         included: out.included.iter().map(|h| buffer(h.as_slice())).collect(),
         rejected: out.rejected.iter().map(|(h, reason)| RejectedTx { hash: buffer(h.as_slice()), reason: reason.clone() }).collect(),
         deferred: out.deferred.iter().map(|h| buffer(h.as_slice())).collect(),
+        timings: BlockTimings {
+            queued_ms: ms(queued),
+            execute_ms: ms(out.timings.execute),
+            root_ms: ms(out.timings.state_root),
+            commit_ms: ms(out.timings.commit),
+        },
     }
 }

@@ -4,6 +4,7 @@
 mod chain;
 mod convert;
 mod crypto;
+mod decode;
 mod http;
 mod lane;
 mod pow;

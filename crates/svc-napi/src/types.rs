@@ -124,6 +124,19 @@ pub struct ProducedBlock {
     pub included: Vec<Buffer>,
     pub rejected: Vec<RejectedTx>,
     pub deferred: Vec<Buffer>,
+    pub timings: BlockTimings,
+}
+
+/// Where a block's native time went, in milliseconds.
+#[napi(object)]
+pub struct BlockTimings {
+    /// Waiting for the block lane's thread (another block in flight).
+    pub queued_ms: f64,
+    pub execute_ms: f64,
+    /// State, transactions and receipts roots, and the explorer's index records beside them.
+    pub root_ms: f64,
+    /// The one write batch, synced.
+    pub commit_ms: f64,
 }
 
 #[napi(object)]
