@@ -119,8 +119,8 @@ async function main(): Promise<void> {
 
     const busy = fixture.senders[1]!.address;
     // The blocks that hold the page of 25 the explorer serves: what the peer must scan for the same page.
-    const page = (await (await fetch(`${api}/addresses/${busy}/token-transfers?limit=25`)).json()) as { data: { blockNumber: number }[] };
-    const pageBlocks = page.data.map((t) => t.blockNumber);
+    const page = (await (await fetch(`${api}/addresses/${busy}/token-transfers?limit=25`)).json()) as { data: { items: { blockNumber: number }[] } };
+    const pageBlocks = page.data.items.map((t) => t.blockNumber);
     const [pageFrom, pageTo] = [Math.min(...pageBlocks), Math.max(...pageBlocks)];
     const routes: { metric: string; url: string; body: string; shape: Parameters<typeof measureRequests>[6] }[] = [
       { metric: 'address history (25 per page)', url: `${api}/addresses/${busy}/transactions?limit=25`, body: '', shape: { method: 'GET', expect: '"ok":true', reject: '"ok":false' } },

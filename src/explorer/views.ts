@@ -51,7 +51,7 @@ export function blockView(b: Rpc): Record<string, unknown> {
     hash: b.hash,
     timestamp: num(b.timestamp),
     miner: addr(b.miner as string),
-    transactionCount: (b.transactions as unknown[]).length,
+    transactionCount: Array.isArray(b.transactions) ? b.transactions.length : num(b.transactionCount),
     gasUsed: gasUsed.toString(),
     gasLimit: big(b.gasLimit),
     baseFeePerGas: baseFee.toString(),
@@ -184,12 +184,12 @@ export function logView(l: Rpc): Record<string, unknown> {
   };
 }
 
-/** A block by number, hash or "latest"; 404 when the chain does not have it. */
-export function findBlock(chain: Chain, id: string, full: boolean): Rpc {
+/** A block (without its transactions) by number, hash or "latest"; 404 when the chain does not have it. */
+export function findBlock(chain: Chain, id: string): Rpc {
   let block: Rpc | null = null;
-  if (id === 'latest') block = chain.getBlock({ number: chain.head().number }, full);
-  else if (/^0x[0-9a-fA-F]{64}$/.test(id)) block = chain.getBlock({ hash: Buffer.from(id.slice(2), 'hex') }, full);
-  else if (/^\d{1,15}$/.test(id)) block = chain.getBlock({ number: Number(id) }, full);
+  if (id === 'latest') block = chain.getBlockSummary({ number: chain.head().number });
+  else if (/^0x[0-9a-fA-F]{64}$/.test(id)) block = chain.getBlockSummary({ hash: Buffer.from(id.slice(2), 'hex') });
+  else if (/^\d{1,15}$/.test(id)) block = chain.getBlockSummary({ number: Number(id) });
   else throw new BadRequestError(`block id "${id}" is not a number, a 0x hash or "latest"`);
   if (!block) throw new NotFoundError(`block ${id} not found`);
   return block;

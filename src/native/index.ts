@@ -227,6 +227,8 @@ export interface Chain {
   blockNumberByHash(hash: Buffer): number | null;
   getBlock(sel: BlockSelector, fullTransactions: boolean): Record<string, unknown> | null;
   getBlockTransactionCount(sel: BlockSelector): number | null;
+  /** getBlock without the transactions: their number as `transactionCount` (a quantity). */
+  getBlockSummary(sel: BlockSelector): Record<string, unknown> | null;
   getBlockReceipts(sel: BlockSelector): Record<string, unknown>[] | null;
   getTransactionByHash(hash: Buffer): Record<string, unknown> | null;
   getTransactionByBlockAndIndex(sel: BlockSelector, index: number): Record<string, unknown> | null;

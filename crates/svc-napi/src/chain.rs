@@ -269,6 +269,17 @@ impl Chain {
         })
     }
 
+    /// The block object without its transactions, with their number as `transactionCount`.
+    #[napi]
+    pub fn get_block_summary(&self, sel: BlockSelector) -> napi::Result<Option<serde_json::Value>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some(block) = select(&view, &sel)? else { return Ok(None) };
+            let data = block_data(&view, &block)?;
+            Ok(Some(rpc::block_summary(&data.block, &data.body)))
+        })
+    }
+
     #[napi]
     pub fn get_block_transaction_count(&self, sel: BlockSelector) -> napi::Result<Option<u32>> {
         guarded(|| {

@@ -179,6 +179,14 @@ fn block_size(block: &StoredBlock, body: &BlockBody) -> usize {
     rlp_list_len(header_len + rlp_list_len(txs_payload) + 1 + 1)
 }
 
+/// geth's block object without its transactions, and their number as `transactionCount`: what a
+/// list of blocks shows, without hashing every transaction of every block.
+pub fn block_summary(b: &StoredBlock, body: &BlockBody) -> Value {
+    let mut v = header_fields(b, body);
+    v["transactionCount"] = qty(body.txs.len() as u64);
+    v
+}
+
 /// geth's block object; `transactions` holds hashes or (with `full`) transaction objects.
 pub fn block(b: &StoredBlock, body: &BlockBody, full: bool) -> Value {
     let h = &b.header;
@@ -196,6 +204,15 @@ pub fn block(b: &StoredBlock, body: &BlockBody, full: bool) -> Value {
             Err(_) => hash(&svc_primitives::keccak256(raw)),
         })
         .collect();
+    let mut v = header_fields(b, body);
+    v["transactions"] = Value::Array(txs);
+    v
+}
+
+/// Every field of geth's block object but `transactions`, in geth's order (the caller adds it).
+fn header_fields(b: &StoredBlock, body: &BlockBody) -> Value {
+    let h = &b.header;
+    let base_fee = h.base_fee_per_gas.unwrap_or_default();
     json!({
         "number": qty(h.number),
         "hash": hash(&b.hash),
@@ -214,7 +231,6 @@ pub fn block(b: &StoredBlock, body: &BlockBody, full: bool) -> Value {
         "gasLimit": qty(h.gas_limit),
         "gasUsed": qty(h.gas_used),
         "timestamp": qty(h.timestamp),
-        "transactions": txs,
         "uncles": [],
         "mixHash": hash(&h.mix_hash),
         "baseFeePerGas": qty(base_fee),

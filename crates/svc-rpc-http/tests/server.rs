@@ -224,6 +224,13 @@ fn receipts_and_mined_transactions_are_answered_natively_as_the_addon_builds_the
         assert_eq!(got["result"], svc_rpc_http::shape::block(&data.block, &data.body, full), "{params}");
     }
     assert_eq!(f.fast_count("eth_getBlockByNumber"), 3);
+    // The explorer's list form: every field but the transactions, and their number.
+    let mut summary = svc_rpc_http::shape::block_summary(&data.block, &data.body);
+    assert_eq!(summary["transactionCount"], "0x2");
+    summary.as_object_mut().unwrap().remove("transactionCount");
+    let mut whole = svc_rpc_http::shape::block(&data.block, &data.body, false);
+    whole.as_object_mut().unwrap().remove("transactions");
+    assert_eq!(summary, whole);
     assert_eq!(f.post(&call("eth_getBlockByNumber", r#"["latest","yes"]"#)).headers["x-handled-by"], "fallback");
     let tx = f.post(&call("eth_getTransactionByHash", &format!(r#"["{second}"]"#)));
     let tx: serde_json::Value = serde_json::from_str(&tx.body).unwrap();

@@ -19,7 +19,7 @@ export const blockHandlers: Record<string, Handler> = {
         const start = from === undefined ? head : readBe(from) + (older ? -1 : 1);
         const out: { key: Buffer; block: Record<string, unknown> }[] = [];
         for (let n = start; n >= 0 && n <= head && out.length < limit; n += older ? -1 : 1) {
-          const block = chain.getBlock({ number: n }, false);
+          const block = chain.getBlockSummary({ number: n });
           if (block) out.push({ key: be(n, 8), block });
         }
         return out;
@@ -29,14 +29,14 @@ export const blockHandlers: Record<string, Handler> = {
   },
 
   getBlock: ({ params }, { node, indexes }) => {
-    const block = findBlock(node.chain, params.id as string, false);
+    const block = findBlock(node.chain, params.id as string);
     const number = num(block.number);
     const txs = indexes.txs.scan(be(number, 8), undefined, 100, false).map((e) => txSummaryView(e.value));
     return { ...blockDetailView(block), transactions: txs };
   },
 
   getBlockTransactions: ({ params, query }, { node, indexes }) => {
-    const number = num(findBlock(node.chain, params.id as string, false).number);
+    const number = num(findBlock(node.chain, params.id as string).number);
     const sub = be(number, 8);
     return keysetPage(
       decodeCursor(query.cursor as string | undefined),
@@ -48,7 +48,7 @@ export const blockHandlers: Record<string, Handler> = {
   },
 
   getBlockTokenTransfers: ({ params }, { node, indexes }) => {
-    const block = findBlock(node.chain, params.id as string, false);
+    const block = findBlock(node.chain, params.id as string);
     const number = num(block.number);
     const receipts = (node.chain.getBlockReceipts({ number }) ?? []) as { status: string; transactionHash: Hex; logs: RpcLog[] }[];
     const out = [];

@@ -100,7 +100,7 @@ export const networkHandlers: Record<string, Handler> = {
     return {
       number: epoch,
       startBlock: start,
-      startTime: num(chain.getBlock({ number: start }, false)?.timestamp),
+      startTime: num(chain.getBlockSummary({ number: start })?.timestamp),
       lengthBlocks: params.epochLengthBlocks,
       durationMs: params.epochLengthBlocks * config.blockTimeMs,
       slot: head.number - start,

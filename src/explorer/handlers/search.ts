@@ -11,7 +11,7 @@ export const searchHandlers: Record<string, Handler> = {
     const { chain, mempool, app } = node;
     const results: Record<string, unknown>[] = [];
     if (/^\d{1,15}$/.test(q)) {
-      const block = chain.getBlock({ number: Number(q) }, false);
+      const block = chain.getBlockSummary({ number: Number(q) });
       if (block) results.push({ type: 'block', number: num(block.number), hash: block.hash });
     }
     if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
@@ -19,7 +19,7 @@ export const searchHandlers: Record<string, Handler> = {
       const tx = chain.getTransactionByHash(bytes);
       if (tx) results.push({ type: 'transaction', hash: tx.hash, blockNumber: num(tx.blockNumber) });
       else if (mempool.get(bytes)) results.push({ type: 'transaction', hash: q.toLowerCase(), blockNumber: null, pending: true });
-      const block = chain.getBlock({ hash: bytes }, false);
+      const block = chain.getBlockSummary({ hash: bytes });
       if (block) results.push({ type: 'block', number: num(block.number), hash: block.hash });
     }
     if (/^0x[0-9a-fA-F]{40}$/.test(q)) {

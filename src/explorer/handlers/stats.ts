@@ -13,7 +13,7 @@ function tpsSince(services: ExplorerServices, oldest: number): number {
   if (head.number <= oldest) return 0;
   let txs = 0;
   for (let n = oldest + 1; n <= head.number; n++) txs += chain.getBlockTransactionCount({ number: n }) ?? 0;
-  const first = chain.getBlock({ number: oldest }, false);
+  const first = chain.getBlockSummary({ number: oldest });
   const seconds = head.timestamp - Number(BigInt((first?.timestamp as string | undefined) ?? '0x0'));
   return seconds <= 0 ? 0 : Number((txs / seconds).toPrecision(6));
 }
@@ -25,7 +25,7 @@ function blockAtTime(services: ExplorerServices, timestamp: number): number {
   let hi = chain.head().number;
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
-    const t = Number(BigInt((chain.getBlock({ number: mid }, false)?.timestamp as string | undefined) ?? '0x0'));
+    const t = Number(BigInt((chain.getBlockSummary({ number: mid })?.timestamp as string | undefined) ?? '0x0'));
     if (t < timestamp) lo = mid + 1;
     else hi = mid;
   }
@@ -40,7 +40,7 @@ export const statsHandlers: Record<string, Handler> = {
     const head = chain.head();
     const validators = app.staking.state.validators();
     const oldest = statsWindowStart(head.number, 100);
-    const first = chain.getBlock({ number: oldest }, false);
+    const first = chain.getBlockSummary({ number: oldest });
     const span = head.number - oldest;
     return {
       blocks: head.number + 1,

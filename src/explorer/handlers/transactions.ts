@@ -22,7 +22,7 @@ function mined(services: ExplorerServices, hash: string): { tx: Rpc; receipt: Rp
 function tokenTransfers(services: ExplorerServices, receipt: Rpc): Record<string, unknown>[] {
   if (receipt.status !== '0x1') return [];
   const block = num(receipt.blockNumber);
-  const timestamp = num(services.node.chain.getBlock({ number: block }, false)?.timestamp);
+  const timestamp = num(services.node.chain.getBlockSummary({ number: block })?.timestamp);
   return (receipt.logs as RpcLog[]).flatMap((log) =>
     transfersOf(log).map((t) => {
       const token = lowerHex(log.address);
@@ -85,7 +85,7 @@ export const transactionHandlers: Record<string, Handler> = {
     }
     const receipt = chain.getTransactionReceipt(hashBytes(hash))!;
     const block = num(receipt.blockNumber);
-    const timestamp = num(chain.getBlock({ number: block }, false)?.timestamp);
+    const timestamp = num(chain.getBlockSummary({ number: block })?.timestamp);
     const gasUsed = BigInt(receipt.gasUsed as string);
     const price = BigInt(receipt.effectiveGasPrice as string);
     const failed = receipt.status !== '0x1';

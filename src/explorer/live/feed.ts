@@ -102,7 +102,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
   const publishBlock = (number: number, validatorChanges: Record<string, unknown>[]): void => {
     const { chain } = node;
     if (members('blocks:new_block') > 0) {
-      const block = chain.getBlock({ number }, false);
+      const block = chain.getBlockSummary({ number });
       if (block) publish('blocks:new_block', FIXED_ROOMS['blocks:new_block'], blockView(block));
     }
     const blockKey = be(number, 8);
