@@ -22,8 +22,14 @@ const TARGET_SCALING = 1.8;
 
 type Search = (prefix: Buffer, start: bigint, count: bigint, target: Buffer, threads: number) => Promise<PowOutcome>;
 
+/** A cell's result: hashes per second, and the cores the process got meanwhile (CPU time / wall time). */
+interface Rate {
+  perSecond: number;
+  cores: number;
+}
+
 /** Hashes per second of `search` over about `seconds`, in calls of `perCall` nonces after calibration. */
-async function rate(search: Search, prefix: Buffer, threads: number, seconds: number, perCall?: number): Promise<number> {
+async function rate(search: Search, prefix: Buffer, threads: number, seconds: number, perCall?: number): Promise<Rate> {
   const probe = await search(prefix, 0n, 1_000_000n, NEVER, threads);
   const estimate = probe.hashes / (probe.elapsedMs / 1e3);
   const total = Math.max(1_000_000, Math.round(estimate * seconds));
@@ -31,12 +37,15 @@ async function rate(search: Search, prefix: Buffer, threads: number, seconds: nu
   let hashes = 0;
   let start = 1n << 40n;
   const began = performance.now();
+  const cpuBefore = process.cpuUsage(); // every thread of the process, the addon's included
   while (hashes < total) {
     const out = await search(prefix, start, BigInt(Math.min(chunk, total - hashes)), NEVER, threads);
     hashes += out.hashes;
     start += BigInt(out.hashes);
   }
-  return hashes / ((performance.now() - began) / 1e3);
+  const wallSeconds = (performance.now() - began) / 1e3;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { perSecond: hashes / wallSeconds, cores: (cpu.user + cpu.system) / 1e6 / wallSeconds };
 }
 
 const mhs = (r: number) => (r / 1e6).toFixed(2);
@@ -67,41 +76,46 @@ async function main(): Promise<void> {
   const checks: string[] = [];
   for (const len of prefixes) {
     const prefix = Buffer.alloc(len, 0x5a);
-    const perThreads = new Map<number, { plain: number; search: number }>();
+    const perThreads = new Map<number, { plain: number; search: Rate }>();
     for (const threads of cores > 1 ? [1, cores] : [1]) {
-      const plain = await rate(pow.powSearchPlain, prefix, threads, seconds);
+      const plain = (await rate(pow.powSearchPlain, prefix, threads, seconds)).perSecond;
       const search = await rate(pow.powSearch, prefix, threads, seconds);
-      const chunked = await rate(pow.powSearch, prefix, threads, seconds, 65_536);
+      const chunked = (await rate(pow.powSearch, prefix, threads, seconds, 65_536)).perSecond;
       perThreads.set(threads, { plain, search });
       const one = perThreads.get(1)!;
       rows.push([
         `${len} B`,
         threads === 1 ? '1 (per core)' : `${threads} (all)`,
         mhs(plain),
-        mhs(search),
-        `${(search / plain).toFixed(2)}x`,
-        threads === 1 ? '' : `${(search / one.search).toFixed(2)}x`,
+        mhs(search.perSecond),
+        `${(search.perSecond / plain).toFixed(2)}x`,
+        threads === 1 ? '' : `${(search.perSecond / one.search.perSecond).toFixed(2)}x`,
+        search.cores.toFixed(2),
         mhs(chunked),
       ]);
     }
     const one = perThreads.get(1)!;
     const need = TARGET_PER_CORE[len];
     if (need !== undefined) {
-      const got = one.search / one.plain;
+      const got = one.search.perSecond / one.plain;
       checks.push(`search >= ${need}x plain per core at ${len} B: ${got.toFixed(2)}x, ${verdict(got >= need)}`);
     }
     const all = perThreads.get(cores);
     if (cores > 1 && all) {
-      const got = all.search / one.search;
-      checks.push(`search on ${cores} threads >= ${TARGET_SCALING}x one thread at ${len} B: ${got.toFixed(2)}x, ${verdict(got >= TARGET_SCALING)}`);
+      const got = all.search.perSecond / one.search.perSecond;
+      checks.push(
+        `search on ${cores} threads >= ${TARGET_SCALING}x one thread at ${len} B: ${got.toFixed(2)}x, ${verdict(got >= TARGET_SCALING)} ` +
+          `(the ${cores} threads got ${all.search.cores.toFixed(2)} cores, 1 thread ${one.search.cores.toFixed(2)})`,
+      );
     }
   }
-  const head = ['prefix', 'threads', 'plain MH/s', 'search MH/s', 'search/plain', 'search vs 1 thread', 'search 64Ki/call MH/s'];
+  const head = ['prefix', 'threads', 'plain MH/s', 'search MH/s', 'search/plain', 'search vs 1 thread', 'cores got', 'search 64Ki/call MH/s'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   process.stdout.write(`${line(head)}\n${line(widths.map((w) => '-'.repeat(w)))}\n${rows.map(line).join('\n')}\n\n`);
   process.stdout.write(`${loadLine('after')}\n`);
   process.stdout.write('"plain": one blake3::hash per nonce (search_plain); "search": one addon call per measurement;\n');
+  process.stdout.write('"cores got": CPU time of the process / wall time during the search (below the thread count when other work shares the cores);\n');
   process.stdout.write('"64Ki/call": one call per 65,536 nonces (N-API cost included).\n\nTargets:\n');
   process.stdout.write(checks.map((c) => `  ${c}\n`).join(''));
 }
