@@ -371,12 +371,13 @@ export class Mempool implements MempoolApi {
       this.detach(entry);
       touched.set(entry.account.key, entry.account.address);
     }
-    for (const [key, address] of touched) {
+    const refresh: SenderAccount[] = [];
+    for (const key of touched.keys()) {
       const account = this.senders.get(key);
-      if (!account) continue;
-      const state = this.chain.getAccount(address, produced.head.number);
-      this.resync(account, state.nonce, state.balance);
+      if (account) refresh.push(account);
     }
+    const states = this.chain.getAccounts(refresh.map((a) => a.address), produced.head.number);
+    for (const [i, account] of refresh.entries()) this.resync(account, states[i]!.nonce, states[i]!.balance);
     this.sweepQueued();
   }
 

@@ -235,6 +235,8 @@ export interface Chain {
   getTransactionReceipt(hash: Buffer): Record<string, unknown> | null;
   /** Account at the state after block `blockNumber`. Throws "historical state not available" when pruned. */
   getAccount(address: Buffer, blockNumber: number): AccountState;
+  /** getAccount of each address at one block, in one call. */
+  getAccounts(addresses: Buffer[], blockNumber: number): AccountState[];
   getCode(address: Buffer, blockNumber: number): Buffer;
   getStorageAt(address: Buffer, slot: Buffer, blockNumber: number): Buffer;
   call(req: CallRequest, blockNumber: number): Promise<CallResult>;

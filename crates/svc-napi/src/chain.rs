@@ -340,6 +340,25 @@ impl Chain {
         })
     }
 
+    /// getAccount of each address at one block, in one call (the pool refreshes every sender a
+    /// block touched: thousands of them after a full block).
+    #[napi]
+    pub fn get_accounts(&self, addresses: Vec<Buffer>, block_number: i64) -> napi::Result<Vec<AccountState>> {
+        guarded(|| {
+            let chain = self.chain()?;
+            let number = to_count(block_number, "block number")?;
+            let view = chain.view();
+            let state = chain.state_at(&view, number).map_err(js_error)?;
+            addresses
+                .iter()
+                .map(|a| {
+                    let account = state.account(&to_address(a, "address")?).map_err(js_error)?.unwrap_or_default();
+                    Ok(AccountState { nonce: from_u64(account.nonce), balance: from_u256(account.balance), code_hash: buffer(account.code_hash.as_slice()) })
+                })
+                .collect()
+        })
+    }
+
     #[napi]
     pub fn get_code(&self, address: Buffer, block_number: i64) -> napi::Result<Buffer> {
         guarded(|| {
