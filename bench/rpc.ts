@@ -9,6 +9,7 @@ import { encodeFunctionData, type Hex } from 'viem';
 import { NodeProcess } from '../test/support/node-process.js';
 import { compileContract, type CompiledContract } from '../test/support/solc.js';
 import { startHardhat, type HardhatPeer } from './support/hardhat-peer.js';
+import { cpuSeconds } from './support/cpu.js';
 import { buildLoadGenerator, measureRequests, type LoadResult } from './support/load.js';
 import { startHttpFloor } from './support/http-floor.js';
 import { machineLine, loadLine } from './support/machine.js';
@@ -122,12 +123,13 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 
   // Block production as the node logs it ("block produced": height, transactions, ms).
-  const produced: { at: number; number: number; txs: number; ms: number }[] = [];
+  type Native = { queued: number; execute: number; root: number; commit: number };
+  const produced: { at: number; number: number; txs: number; ms: number; native?: Native }[] = [];
   const onLogLine = (line: string) => {
     if (!line.includes('"block produced"')) return;
     try {
-      const entry = JSON.parse(line) as { number: number; txs: number; ms: number };
-      produced.push({ at: performance.now(), number: entry.number, txs: entry.txs, ms: entry.ms });
+      const entry = JSON.parse(line) as { number: number; txs: number; ms: number; nativeMs?: Native };
+      produced.push({ at: performance.now(), number: entry.number, txs: entry.txs, ms: entry.ms, native: entry.nativeMs });
     } catch {
       // Not a JSON line.
     }
@@ -193,7 +195,15 @@ async function main(): Promise<void> {
     const pollerSenders = Array.from({ length: pollerCount }, (_, i) => senderCount + i);
     const runs = new Map<
       string,
-      { burst: Map<string, TransferRun>; sustained?: TransferRun; pollers?: PollerRun; polled?: TransferRun; blocks?: BlockStats; sustainedBlocks?: BlockStats }
+      {
+        burst: Map<string, TransferRun>;
+        sustained?: TransferRun;
+        sustainedCpu?: { server: number; client: number; serverPerTx: number };
+        pollers?: PollerRun;
+        polled?: TransferRun;
+        blocks?: BlockStats;
+        sustainedBlocks?: BlockStats;
+      }
     >();
     const modes: { label: string; submission: Submission }[] = [
       { label: `single requests, ${concurrency} connections`, submission: { kind: 'single', workers: concurrency } },
@@ -229,7 +239,12 @@ async function main(): Promise<void> {
       const signed = await presignTransfers(peer.url, peer.fixture!, token, sustainPerSender, generator, { senders: transferSenders });
       progress(`${peer.name}: sustained run at ${rate} tx/s offered for ${sustainSeconds} s`);
       const firstBlock = produced.length;
+      const [serverCpu0, clientCpu0, wall0] = [cpuSeconds(peer.pid), process.cpuUsage(), performance.now()];
       mine.sustained = await submitAndWatch(peer.url, signed, { kind: 'batch', size: BATCH_SIZE }, { ratePerSecond: rate, stallMs: 60_000 });
+      const wall = (performance.now() - wall0) / 1000;
+      const clientCpu = process.cpuUsage(clientCpu0);
+      const serverCpu = (cpuSeconds(peer.pid) ?? NaN) - (serverCpu0 ?? NaN);
+      mine.sustainedCpu = { server: serverCpu / wall, client: (clientCpu.user + clientCpu.system) / 1e6 / wall, serverPerTx: (serverCpu / Math.max(1, mine.sustained.mined)) * 1e6 };
       if (peer.name === 'svc-node') mine.sustainedBlocks = blockStats(produced.slice(firstBlock));
       const s = mine.sustained;
       progress(`${peer.name} sustained: ${s.mined}/${s.submitted} receipts in ${s.seconds.toFixed(2)} s = ${s.perSecond.toFixed(0)} tx/s, p99 ${s.latency.p99.toFixed(0)} ms`);
@@ -286,7 +301,12 @@ async function main(): Promise<void> {
       ...(b
         ? [[`no block over ${BLOCK_TARGET_MS} ms to produce and index with ${pollerCount} wallets polling`, b.maxMs <= BLOCK_TARGET_MS, `longest ${b.maxMs.toFixed(0)} ms (${b.maxTxs} transfers in the largest block), p50 ${b.p50Ms.toFixed(0)} ms over ${b.count} blocks`] as const]
         : []),
-      [`(sustained run's blocks, for reference)`, true, `longest ${sb.maxMs.toFixed(0)} ms (${sb.maxTxs} transfers in the largest block), p50 ${sb.p50Ms.toFixed(0)} ms over ${sb.count} blocks`],
+      [
+        `(sustained run's blocks, for reference)`,
+        true,
+        `longest ${sb.maxMs.toFixed(0)} ms (${sb.maxTxs} transfers in the largest block), p50 ${sb.p50Ms.toFixed(0)} ms for ${sb.p50Txs} transfers over ${sb.count} blocks ` +
+          `(native p50: execute ${fmtMs(sb.p50Native.execute)}, roots and index ${fmtMs(sb.p50Native.root)}, write ${fmtMs(sb.p50Native.commit)} ms)`,
+      ],
     ] as const;
     process.stdout.write('Targets:\n' + checks.map(([what, met, got]) => `  ${met ? 'met    ' : 'NOT MET'} ${what}: ${got}`).join('\n') + '\n\n');
 
@@ -294,6 +314,10 @@ async function main(): Promise<void> {
       const r = runs.get(peer.name)!;
       for (const [label, run] of r.burst) details.push(describeTransfers(peer.name, `burst, ${label}`, run));
       details.push(describeTransfers(peer.name, 'sustained', r.sustained!));
+      const c = r.sustainedCpu!;
+      details.push(
+        `${peer.name} sustained run CPU: server ${(100 * c.server).toFixed(0)}% of a core (${c.serverPerTx.toFixed(0)} µs per transfer), this bench's client ${(100 * c.client).toFixed(0)}%`,
+      );
       if (r.polled) details.push(describeTransfers(peer.name, `burst with ${pollerCount} wallets polling`, r.polled));
       if (r.pollers) details.push(`${peer.name} pollers: ${r.pollers.mined} transfers waited for, ${r.pollers.requests.toLocaleString('en-US')} receipt requests`);
       const balances = await sinkBalances(peer.url, peer.fixture!, token);
@@ -330,11 +354,22 @@ interface BlockStats {
   maxMs: number;
   p50Ms: number;
   maxTxs: number;
+  p50Txs: number;
+  /** Medians of the native parts, as the node logs them. */
+  p50Native: { execute: number; root: number; commit: number };
 }
 
-function blockStats(blocks: { txs: number; ms: number }[]): BlockStats {
+function blockStats(blocks: { txs: number; ms: number; native?: { execute: number; root: number; commit: number } }[]): BlockStats {
   const ms = latencyOf(blocks.map((b) => b.ms));
-  return { count: blocks.length, maxMs: blocks.length ? ms.max : 0, p50Ms: blocks.length ? ms.p50 : 0, maxTxs: Math.max(0, ...blocks.map((b) => b.txs)) };
+  const p50 = (f: (b: (typeof blocks)[number]) => number | undefined) => latencyOf(blocks.map(f).filter((x): x is number => x !== undefined)).p50;
+  return {
+    count: blocks.length,
+    maxMs: blocks.length ? ms.max : 0,
+    p50Ms: blocks.length ? ms.p50 : 0,
+    maxTxs: Math.max(0, ...blocks.map((b) => b.txs)),
+    p50Txs: p50((b) => b.txs),
+    p50Native: { execute: p50((b) => b.native?.execute), root: p50((b) => b.native?.root), commit: p50((b) => b.native?.commit) },
+  };
 }
 
 const fmtMs = (ms: number) => (Number.isFinite(ms) ? ms.toFixed(0) : '-');
