@@ -383,7 +383,7 @@ export async function submitAndWatch(url: string, signed: SenderTxs[], submissio
     perSecond: seconds > 0 ? watcher.mined / seconds : 0,
     latency: latencyOf(watcher.latencies),
     blocks: watcher.perBlock.size,
-    maxPerBlock: Math.max(0, ...watcher.perBlock.values()),
+    maxPerBlock: [...watcher.perBlock.values()].reduce((a, b) => Math.max(a, b), 0),
   };
 }
 
