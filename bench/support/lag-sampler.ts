@@ -37,8 +37,10 @@ async function indexed(): Promise<number> {
   throw new Error(`no indexed height in ${JSON.stringify(body).slice(0, 200)}`);
 }
 
-let next = performance.now();
-while (running) {
+// A sample starts every `interval` ms whether or not the previous one has been answered (the
+// explorer answers from a busy event loop): each records the head and the indexed height it read.
+const inFlight = new Set<Promise<void>>();
+const sample = async (): Promise<void> => {
   const at = Math.round(performance.now() - started);
   try {
     const [h, i] = await Promise.all([head(), indexed()]);
@@ -46,8 +48,18 @@ while (running) {
   } catch (err) {
     process.stdout.write(`${JSON.stringify({ at, error: (err as Error).message })}\n`);
   }
-  next += interval;
-  const wait = next - performance.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  else next = performance.now();
-}
+};
+const timer = setInterval(() => {
+  if (!running) return;
+  const p = sample().finally(() => inFlight.delete(p));
+  inFlight.add(p);
+}, interval);
+await new Promise<void>((resolve) => {
+  const check = setInterval(() => {
+    if (running) return;
+    clearInterval(check);
+    clearInterval(timer);
+    resolve();
+  }, 20);
+});
+await Promise.all(inFlight);
