@@ -12,6 +12,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, chain as chainParams } from '../src/params.js';
 import { devnetConfig } from './support/node-config.js';
+import { rpc as call } from './support/json-rpc.js';
 import { compileContract } from './support/solc.js';
 
 const account = mnemonicToAccount(chainParams.devMnemonic);
@@ -22,12 +23,7 @@ let dataDir: string;
 let node: RunningNode;
 let url: string;
 
-async function rpc(method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const json = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (json.error) throw new Error(`${method}: ${json.error.message}`);
-  return json.result;
-}
+const rpc = (method: string, params: unknown[] = []): Promise<any> => call(url, method, params);
 
 /** What the dispatcher answers: the addon's object as JSON.stringify writes it. */
 const dispatcherJson = (value: unknown) => JSON.parse(JSON.stringify(value));

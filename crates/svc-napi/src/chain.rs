@@ -264,8 +264,8 @@ impl Chain {
         guarded(|| {
             let view = self.view()?;
             let Some(block) = select(&view, &sel)? else { return Ok(None) };
-            let body = view.body(block.number()).map_err(js_error)?.ok_or_else(|| js_error("block body is missing"))?;
-            Ok(Some(rpc::block(&block, &body, full_transactions)))
+            let data = block_data(&view, &block)?;
+            Ok(Some(rpc::block(&data.block, &data.body, full_transactions)))
         })
     }
 
