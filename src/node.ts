@@ -18,7 +18,7 @@ import { createMetrics, registerProductionMetrics } from './metrics.js';
 import { compute as defaultComputeParams, rpc as rpcParams, staking as stakingParams, type ComputeParams, type StakingParams } from './params.js';
 import { NodeCompute } from './compute/index.js';
 import { registerComputeMetrics } from './compute/metrics.js';
-import { toAddress } from './modules/staking/module.js';
+import { toAddress } from './modules/kernel/module.js';
 import { createRpcContext } from './rpc/context.js';
 import { startRpcServer } from './rpc/server.js';
 import { startExplorer, type RunningExplorer } from './explorer/index.js';

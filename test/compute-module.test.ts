@@ -27,7 +27,8 @@ import {
 } from '../src/modules/compute/wire.js';
 import { assignTasks, canRun, type AssignmentInput, type ModelTiers } from '../src/modules/compute/assign.js';
 import { challengeSentence, VOCABULARY_SIZE } from '../src/modules/compute/corpus.js';
-import { decodeRecord, encodeRecord, newPublicTask, type Address, type MinerRecord, type TaskRecord } from '../src/modules/compute/types.js';
+import { newPublicTask, type Address, type MinerRecord, type TaskRecord } from '../src/modules/compute/types.js';
+import { decodeRecord, encodeRecord } from '../src/modules/kernel/records.js';
 import { drawnForSpotCheck } from '../src/modules/compute/module.js';
 import { compute as computeParams } from '../src/params.js';
 import { inferenceAddon } from '../src/native/inference.js';

@@ -17,7 +17,7 @@ import { startNode, type RunningNode } from '../src/node.js';
 import { compute as defaultCompute, type ComputeParams } from '../src/params.js';
 import { core, type ProducedBlock } from '../src/native/index.js';
 import { shareTarget, type QueuedShare } from '../src/modules/compute/module.js';
-import { toAddress } from '../src/modules/staking/module.js';
+import { toAddress } from '../src/modules/kernel/module.js';
 import type { Address } from '../src/modules/compute/types.js';
 import type { Hex } from '../src/modules/compute/wire.js';
 

@@ -6,23 +6,21 @@ import { parseTransaction, type Hex } from 'viem';
 import type { Logger } from 'pino';
 import type { BalanceMove, Chain, ProducedBlock, RejectedTx, SystemTxOutcome } from '../native/index.js';
 import { StakingLedger } from '../modules/staking/ledger.js';
-import { StakingModule, toAddress, type BlockContext, type ModuleCall, type ModuleOutcome } from '../modules/staking/module.js';
+import { StakingModule } from '../modules/staking/module.js';
 import { epochOfHeight } from '../modules/staking/epoch.js';
-import { ComputeModule, type ComputeBlockContext, type TakenQueues } from '../modules/compute/module.js';
-import type { ProofRecord } from '../modules/compute/types.js';
+import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/module.js';
+import { ModuleRegistry } from '../modules/kernel/registry.js';
+import { addressBuffer, toAddress, type BlockContext, type BlockInfo, type ModuleCall, type ModuleOutcome } from '../modules/kernel/module.js';
 import { compute as defaultComputeParams, system, type ComputeParams, type StakingParams } from '../params.js';
 import type { GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
 import type { PooledTx } from './services.js';
 
+/** Total supply after the head's mints and slashes, a kernel record kept in the staking account's storage. */
 const SUPPLY_KEY = Buffer.from('app/supply', 'utf8');
-const STAKING = Buffer.from(system.stakingAddress.slice(2), 'hex');
-const COMPUTE = Buffer.from(system.computeAddress.slice(2), 'hex');
+const SUPPLY_OWNER = addressBuffer(system.stakingAddress);
 
-/** Whether a transaction or call goes to a system module (decided in TypeScript, not the EVM). */
-export function isSystemModule(to: Buffer | null | undefined): boolean {
-  return to !== null && to !== undefined && (to.equals(STAKING) || to.equals(COMPUTE));
-}
+export type { ComputeBlockEvents } from '../modules/compute/module.js';
 
 /** What a driver asks for: the next block's time, producer and signers. */
 export interface BlockTemplate {
@@ -39,13 +37,6 @@ export interface BuiltBlock {
   produced: ProducedBlock;
   minted: bigint;
   burned: bigint;
-}
-
-/** What the compute module did in a block, for subscribers. */
-export interface ComputeBlockEvents {
-  height: number;
-  accepted: ProofRecord[];
-  decided: ProofRecord[];
 }
 
 /** The staking ledger of a genesis: its validators registered at height 0 and active from epoch 0. */
@@ -92,8 +83,8 @@ export function appGenesis(genesis: NetworkGenesis): AppGenesis {
 export class ChainApp {
   readonly staking: StakingModule;
   readonly compute: ComputeModule;
-  /** The compute events of the last block made (proofs accepted, spot-checks decided). */
-  lastComputeEvents: ComputeBlockEvents | undefined;
+  /** Every system module, by address; block hooks run in the registry's order. */
+  readonly modules: ModuleRegistry;
   /** Supply after the head's mints and slashes, before its base-fee burn (see supply()). */
   private supplyBeforeHeadBurn: bigint;
 
@@ -108,16 +99,36 @@ export class ChainApp {
     private readonly log: Logger,
     readonly computeParams: ComputeParams = defaultComputeParams,
   ) {
-    this.staking = StakingModule.load(chain, params, () => this.genesisLedger());
-    this.compute = ComputeModule.load(chain, computeParams);
-    this.staking.setComputeParts((validators) => this.compute.computeViews(validators, this.staking.state.currentEpoch));
+    const staking = StakingModule.load(chain, params, () => this.genesisLedger());
+    const compute = ComputeModule.load(chain, computeParams);
+    // Keepers: what each module reads of the other.
+    staking.setComputeKeeper({
+      computeParts: (validators, epoch) => compute.computeViews(validators, epoch),
+      takePenaltiesDue: () => compute.takePenaltiesDue(),
+      minersWithRecentProofs: (epoch, now) => compute.minersWithRecentProofs(epoch, now),
+    });
+    compute.setStakingKeeper({ minersShare: (height) => staking.minersShare(height) });
+    this.staking = staking;
+    this.compute = compute;
+    // Compute opens the block first (spot-check draws, task assignment, the queues it takes), then
+    // staking orders the penalties it found; staking's end decides the reward that compute's end pays miners.
+    this.modules = new ModuleRegistry([staking, compute], { begin: ['compute', 'staking'], end: ['staking', 'compute'] });
     this.supplyBeforeHeadBurn = readSupply(chain, genesis.supply);
   }
 
-  /** eth_call / eth_estimateGas of a system module at the head. */
-  simulateModule(to: Buffer, call: ModuleCall, ctx: BlockContext): ModuleOutcome {
-    if (to.equals(COMPUTE)) return this.compute.simulate(call, { ...ctx, epoch: epochOfHeight(ctx.height, this.params) });
-    return this.staking.simulate(call, ctx);
+  /** The compute events of the last block made (proofs accepted, spot-checks decided). */
+  get lastComputeEvents(): ComputeBlockEvents | undefined {
+    return this.compute.lastBlockEvents;
+  }
+
+  /** The context a call at `height` runs in. */
+  callContext(height: number, now: number): BlockContext {
+    return { height, now, epoch: epochOfHeight(height, this.params) };
+  }
+
+  /** eth_call / eth_estimateGas of a system module at the head; undefined when `to` is not a module. */
+  simulateModule(to: Buffer, call: ModuleCall, ctx: { height: number; now: number }): ModuleOutcome | undefined {
+    return this.modules.get(to)?.simulate(call, this.callContext(ctx.height, ctx.now));
   }
 
   private genesisLedger(): StakingLedger {
@@ -157,22 +168,22 @@ export class ChainApp {
   }
 
   private async build(t: BlockTemplate): Promise<BuiltBlock> {
-    const { chain, mempool } = this;
+    const { chain, mempool, modules } = this;
     const parent = chain.head();
     const baseFee = chain.nextBaseFee();
-    const ctx: BlockContext = { height: parent.number + 1, now: Math.max(t.timestamp, parent.timestamp + 1) };
+    const height = parent.number + 1;
+    const ctx = this.callContext(height, Math.max(t.timestamp, parent.timestamp + 1));
     const picked = mempool.selectForBlock(baseFee, t.maxTxs);
-    const { systemTxs, evmTxs } = partition(picked);
+    const { systemTxs, evmTxs } = partition(picked, (to) => modules.isModule(to));
     const supplyAtParent = this.supply();
-
-    const cctx: ComputeBlockContext = {
-      height: ctx.height,
-      now: ctx.now,
-      epoch: epochOfHeight(ctx.height, this.params),
+    const block: BlockInfo = {
+      ...ctx,
       epochLengthBlocks: this.params.epochLengthBlocks,
       parentHash: parent.hash,
+      proposer: toAddress(t.coinbase),
+      signers: t.signers.map(toAddress),
+      supplyAtParent,
     };
-    let queues: TakenQueues | undefined;
 
     const outcomes: SystemTxOutcome[] = [];
     const refused: RejectedTx[] = [];
@@ -182,12 +193,7 @@ export class ChainApp {
     const stopped = new Set<string>();
     let gasLeft = BigInt(parent.gasLimit);
     try {
-      const beginMoves = this.compute.beginBlock(cctx);
-      queues = this.compute.takeQueues();
-      // The previous block's failed spot-checks: the validator each proof came through is slashed 5% and jailed (a wallet without stake has nothing to slash).
-      for (const due of this.compute.takePenaltiesDue()) {
-        if (this.staking.state.validator(due.validator)) this.staking.penalizeFailedSpotCheck(due.validator, due.reason, due.infractionHeight);
-      }
+      const begin = modules.beginBlock(block);
       for (const p of systemTxs) {
         const key = p.tx.from.toString('hex');
         if (stopped.has(key)) continue;
@@ -200,7 +206,7 @@ export class ChainApp {
         }
         const data = Buffer.from((parseTransaction(`0x${p.raw.toString('hex')}` as Hex).data ?? '0x').slice(2), 'hex');
         const call: ModuleCall = { from: toAddress(p.tx.from), value: p.tx.value, data, gasLimit: p.tx.gasLimit, intrinsicGas: p.tx.intrinsicGas };
-        const outcome = p.tx.to!.equals(COMPUTE) ? this.compute.execute({ ...call, txHash: p.tx.hash }, cctx) : this.staking.execute(call, ctx);
+        const outcome = modules.get(p.tx.to)!.execute({ ...call, txHash: p.tx.hash }, ctx);
         const price = effectivePrice(p, baseFee);
         spent.set(key, (spent.get(key) ?? 0n) + outcome.gasUsed * price + (outcome.success ? p.tx.value : 0n));
         gasLeft -= outcome.gasUsed;
@@ -209,18 +215,12 @@ export class ChainApp {
       }
       for (const p of evmTxs) if (!stopped.has(p.tx.from.toString('hex'))) included.push(p);
 
-      const proposer = toAddress(t.coinbase);
-      // The miners' share grows with the miners that had a proof accepted lately (counted before this block's proofs).
-      const activeMiners = this.compute.minersWithRecentProofs(cctx.epoch, ctx.now);
-      const end = this.staking.endBlock(ctx, proposer, t.signers.map(toAddress), supplyAtParent, activeMiners);
-      const cend = this.compute.endBlock(cctx, queues, end.minersShare, proposer);
-      const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + end.minted - end.burned;
-      const appWrites = [
-        ...this.staking.takeWrites(),
-        ...this.compute.takeWrites(),
-        { key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') },
-      ];
-      const blockMoves: BalanceMove[] = [...beginMoves, ...end.moves, ...cend.moves];
+      const end = modules.endBlock(block);
+      const minted = begin.minted + end.minted;
+      const burned = begin.burned + end.burned;
+      const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + minted - burned;
+      const appWrites = [...modules.takeWrites(), { module: SUPPLY_OWNER, key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') }];
+      const blockMoves: BalanceMove[] = [...begin.moves, ...end.moves];
 
       const produced = await chain.produceBlock({
         timestamp: ctx.now,
@@ -234,17 +234,14 @@ export class ChainApp {
         blockMoves,
       });
       this.supplyBeforeHeadBurn = supplyAfter;
-      this.compute.committed();
-      this.lastComputeEvents = { height: produced.head.number, accepted: cend.accepted, decided: cend.decided };
+      modules.committed();
       const result = { ...produced, rejected: [...produced.rejected, ...refused] };
       mempool.onBlock(result);
-      return { produced: result, minted: end.minted, burned: end.burned };
+      return { produced: result, minted, burned };
     } catch (err) {
-      // Nothing was committed: the module forgets what it applied for this block.
-      this.staking.reload(chain, () => this.genesisLedger());
-      this.staking.takeWrites();
-      this.compute.reload(chain);
-      if (queues) this.compute.restoreQueues(queues);
+      // Nothing was committed: every module forgets what it applied for this block.
+      modules.reload(chain);
+      modules.takeWrites();
       // The driver logs the stall once; a retried block (a full disk) must not log every attempt.
       this.log.debug({ err }, 'block production failed; module state reloaded from the last commit');
       throw err;
@@ -257,7 +254,7 @@ export class ChainApp {
  * block only if none of its earlier transactions in the block is an EVM one; the rest of that
  * sender's transactions then wait for the next block so nonces stay in order.
  */
-function partition(picked: PooledTx[]): { systemTxs: PooledTx[]; evmTxs: PooledTx[] } {
+function partition(picked: PooledTx[], isModule: (to: Buffer | null) => boolean): { systemTxs: PooledTx[]; evmTxs: PooledTx[] } {
   const systemTxs: PooledTx[] = [];
   const evmTxs: PooledTx[] = [];
   const hasEvm = new Set<string>();
@@ -265,7 +262,7 @@ function partition(picked: PooledTx[]): { systemTxs: PooledTx[]; evmTxs: PooledT
   for (const p of picked) {
     const key = p.tx.from.toString('hex');
     if (waiting.has(key)) continue;
-    if (isSystemModule(p.tx.to)) {
+    if (isModule(p.tx.to)) {
       if (hasEvm.has(key)) {
         waiting.add(key);
         continue;

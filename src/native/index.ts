@@ -85,12 +85,21 @@ export interface ProduceBlockRequest {
   txs: Buffer[];
   /** Senders already recovered by decodeTransaction, one per tx (same order). */
   senders: Buffer[];
-  /** Application module key/values committed in the block's atomic write (no value deletes the key). */
-  appWrites?: { key: Buffer; value?: Buffer }[];
+  /** System modules' records committed in the block's atomic write (no value deletes the record); the state root covers them through the storage of each module's account. */
+  appWrites?: RecordWrite[];
   /** Transactions addressed to system modules (by index in `txs`) with the outcome their module decided: charged and recorded, not run in the EVM. */
   system?: SystemTxOutcome[];
   /** Balance moves after the last transaction: minted rewards, burned slashes. */
   blockMoves?: BalanceMove[];
+}
+
+/** One record of a system module written by a block: the slot keccak256(key) of the module's account holds keccak256(value). */
+export interface RecordWrite {
+  /** The module's address, 20 bytes. */
+  module: Buffer;
+  key: Buffer;
+  /** Absent: the record is deleted. */
+  value?: Buffer;
 }
 
 /** A log a system module emits; its address is the module's. */

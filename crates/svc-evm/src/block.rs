@@ -19,7 +19,7 @@ use svc_primitives::{
     Header, SignedTransaction, TxEnvelope, TxReceipt, KECCAK_EMPTY,
 };
 use svc_store::codec::BlockBody;
-use svc_store::state::{apply_changes, AccountFields, StateChanges, StorageChange};
+use svc_store::state::{apply_changes, record_slot, record_word, AccountFields, StateChanges, StorageChange};
 use svc_store::{BlockCommit, StateAt, Store, StoredBlock};
 
 use crate::db::StoreDb;
@@ -40,13 +40,23 @@ pub struct BlockRequest {
     pub txs: Vec<Bytes>,
     /// The recovered sender of each transaction.
     pub senders: Vec<Address>,
-    /// Application key/values committed with the block (None deletes).
-    pub app_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    /// System modules' records written by the block: kept for reads and covered by the state root
+    /// through the storage of the module's account.
+    pub app_writes: Vec<RecordWrite>,
     /// Transactions to system modules, by index in `txs`, with the outcome their module decided.
     /// They are charged and recorded like any transaction but not run in the EVM.
     pub system: Vec<(usize, SystemOutcome)>,
     /// Balance moves after the last transaction: minted rewards, burned slashes.
     pub block_moves: Vec<BalanceMove>,
+}
+
+/// One record of a system module written by a block (`value` None deletes it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordWrite {
+    /// The module's address: the account whose storage commits to the record.
+    pub module: Address,
+    pub key: Vec<u8>,
+    pub value: Option<Vec<u8>>,
 }
 
 /// What a system module decided for one transaction addressed to it.
@@ -240,7 +250,8 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
     let executed = Instant::now();
 
     state.merge_transitions(BundleRetention::PlainState);
-    let changes = to_state_changes(state.take_bundle().to_plain_state(OriginalValuesKnown::Yes));
+    let mut changes = to_state_changes(state.take_bundle().to_plain_state(OriginalValuesKnown::Yes));
+    commit_records(&view, &mut changes, &req.app_writes)?;
     header.gas_used = gas_used;
     // The explorer's index goes into this block's batch when it has every block before this one.
     // Its records need the block's number, time and transactions but not its roots, so they are
@@ -275,7 +286,7 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
         tx_hashes: tx_hashes.clone(),
         receipts,
         state: update,
-        app_writes: req.app_writes,
+        app_writes: req.app_writes.into_iter().map(|w| (w.key, w.value)).collect(),
         explorer_writes,
     };
     store.commit(commit)?;
@@ -287,6 +298,38 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
         deferred,
         timings: BlockTimings { execute: executed - started, state_root: rooted - executed, commit: committed - rooted },
     })
+}
+
+/// Adds the module records written by the block to its state changes: the slot `record_slot(key)`
+/// of the module's account holds `record_word(value)`, so the state root commits to every record.
+/// A module account that holds records has nonce 1 (as a contract does since EIP-161), so that an
+/// EVM call touching it never clears it as empty.
+pub(crate) fn commit_records(view: &svc_store::ReadView, changes: &mut StateChanges, writes: &[RecordWrite]) -> Result<(), ChainError> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    let mut by_module: std::collections::BTreeMap<Address, Vec<(B256, U256)>> = std::collections::BTreeMap::new();
+    for w in writes {
+        by_module.entry(w.module).or_default().push((record_slot(&w.key), record_word(w.value.as_deref())));
+    }
+    for (module, slots) in by_module {
+        match changes.accounts.iter_mut().find(|(a, _)| *a == module) {
+            Some((_, Some(fields))) => fields.nonce = fields.nonce.max(1),
+            Some((_, fields @ None)) => *fields = Some(AccountFields { nonce: 1, balance: U256::ZERO, code_hash: KECCAK_EMPTY }),
+            None => {
+                let current = view.flat_account(&module)?;
+                if current.as_ref().is_none_or(|a| a.nonce == 0) {
+                    let (balance, code_hash) = current.map_or((U256::ZERO, KECCAK_EMPTY), |a| (a.balance, a.code_hash));
+                    changes.accounts.push((module, Some(AccountFields { nonce: 1, balance, code_hash })));
+                }
+            }
+        }
+        match changes.storage.iter_mut().find(|s| s.address == module) {
+            Some(change) => change.slots.extend(slots),
+            None => changes.storage.push(StorageChange { address: module, wipe: false, slots }),
+        }
+    }
+    Ok(())
 }
 
 /// Charges a system transaction as the EVM would (nonce, gas at the effective price, the tip to

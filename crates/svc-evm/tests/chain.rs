@@ -5,7 +5,8 @@ mod common;
 
 use alloy_primitives::{Address, Bytes, B256, U256};
 use common::*;
-use svc_evm::{CallRequest, CallStatus, Chain, ChainConfig};
+use svc_evm::{CallRequest, CallStatus, Chain, ChainConfig, RecordWrite};
+use svc_store::state::{record_slot, record_word};
 use svc_store::query::{block_logs, find_logs, LogFilter};
 
 /// The state root recomputed from scratch (alloy's HashBuilder) over the flat state.
@@ -248,7 +249,7 @@ fn blockhash_reads_stored_hashes_and_app_values_commit_with_the_block() {
     let keys: Vec<Key> = (0..1).map(Key::new).collect();
     let chain = open(dir.path(), &genesis(&keys));
     let mut req = request(&chain, vec![], vec![]);
-    req.app_writes = vec![(b"staking/v1".to_vec(), Some(b"hello".to_vec())), (b"gone".to_vec(), None)];
+    req.app_writes = vec![record(b"staking/v1", Some(b"hello")), record(b"gone", None)];
     let b1 = chain.produce_block(req).unwrap();
     chain.produce_block(request(&chain, vec![], vec![])).unwrap();
     let call = CallRequest { to: Some(PROBE), data: Some(calldata("hashOf(uint256)", &[word(U256::from(1))]).into()), ..Default::default() };
@@ -319,4 +320,79 @@ fn the_explorer_index_is_written_with_each_block_and_a_backfill_rebuilds_the_sam
     }
     assert!(!chain.index_stored_block(4).unwrap(), "no block 4 yet");
     assert_eq!(all(), inline);
+}
+
+const MODULE: Address = Address::new([0x5e; 20]);
+
+fn record(key: &[u8], value: Option<&[u8]>) -> RecordWrite {
+    RecordWrite { module: MODULE, key: key.to_vec(), value: value.map(<[u8]>::to_vec) }
+}
+
+/// The state root after one block on a fresh chain that writes `writes`.
+fn root_after(writes: Vec<RecordWrite>) -> B256 {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..1).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let mut req = request(&chain, vec![], vec![]);
+    req.app_writes = writes;
+    chain.produce_block(req).unwrap().block.header.state_root
+}
+
+#[test]
+fn the_state_root_commits_to_every_module_record() {
+    let base = root_after(vec![record(b"m/a", Some(b"1")), record(b"m/b", Some(b"2"))]);
+    // Same records, same root; one record's value, one more record, or another module: another root.
+    assert_eq!(root_after(vec![record(b"m/b", Some(b"2")), record(b"m/a", Some(b"1"))]), base);
+    assert_ne!(root_after(vec![record(b"m/a", Some(b"1")), record(b"m/b", Some(b"3"))]), base);
+    assert_ne!(root_after(vec![record(b"m/a", Some(b"1")), record(b"m/b", Some(b"2")), record(b"m/c", Some(b""))]), base);
+    let other = RecordWrite { module: Address::new([0x5f; 20]), ..record(b"m/b", Some(b"2")) };
+    assert_ne!(root_after(vec![record(b"m/a", Some(b"1")), other]), base);
+    // Without records the module account does not exist and the root is the EVM state's alone.
+    assert_ne!(root_after(vec![]), base);
+}
+
+#[test]
+fn module_records_are_slots_of_the_module_account_and_deletes_clear_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..1).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let mut req = request(&chain, vec![], vec![]);
+    req.app_writes = vec![record(b"m/a", Some(b"one")), record(b"m/b", Some(b"two"))];
+    let b1 = chain.produce_block(req).unwrap();
+    assert_eq!(chain.account(&MODULE, 1).unwrap().nonce, 1, "a module account holding records is never empty");
+    assert_eq!(chain.storage(&MODULE, &record_slot(b"m/a"), 1).unwrap(), record_word(Some(b"one")));
+    assert_eq!(U256::from_be_bytes(alloy_primitives::keccak256(b"two").0), record_word(Some(b"two")));
+    assert_eq!(chain.storage(&MODULE, &record_slot(b"m/b"), 1).unwrap(), record_word(Some(b"two")));
+
+    let mut req = request(&chain, vec![], vec![]);
+    req.app_writes = vec![record(b"m/b", None)];
+    let b2 = chain.produce_block(req).unwrap();
+    assert_ne!(b2.block.header.state_root, b1.block.header.state_root);
+    assert_eq!(chain.storage(&MODULE, &record_slot(b"m/b"), 2).unwrap(), U256::ZERO);
+    assert_eq!(chain.view().app_value(b"m/b").unwrap(), None);
+    // History keeps the record's commitment at the height it was written.
+    assert_eq!(chain.storage(&MODULE, &record_slot(b"m/b"), 1).unwrap(), record_word(Some(b"two")));
+
+    // A block that writes nothing keeps the root; reopening the data dir reads the same head.
+    let b3 = chain.produce_block(request(&chain, vec![], vec![])).unwrap();
+    assert_eq!(b3.block.header.state_root, b2.block.header.state_root);
+    drop(chain);
+    let reopened = open(dir.path(), &genesis(&keys));
+    assert_eq!(reopened.head().unwrap().header.state_root, b3.block.header.state_root);
+    assert_eq!(reopened.storage(&MODULE, &record_slot(b"m/a"), 3).unwrap(), record_word(Some(b"one")));
+}
+
+#[test]
+fn records_of_a_module_that_also_receives_value_keep_its_balance() {
+    // A module account that holds a balance (stake sent to it) gets nonce 1 and keeps the balance.
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..1).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let pay = keys[0].tx1559(0, Some(MODULE), 5, vec![], 21_000);
+    let mut req = request(&chain, vec![pay], vec![keys[0].address]);
+    req.app_writes = vec![record(b"m/a", Some(b"x"))];
+    chain.produce_block(req).unwrap();
+    let account = chain.account(&MODULE, 1).unwrap();
+    assert_eq!((account.nonce, account.balance), (1, U256::from(5)));
+    assert_eq!(chain.storage(&MODULE, &record_slot(b"m/a"), 1).unwrap(), record_word(Some(b"x")));
 }

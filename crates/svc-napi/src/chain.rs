@@ -7,7 +7,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::{BigInt, Buffer, Object};
 use napi::Env;
 use napi_derive::napi;
-use svc_evm::{BlockRequest, CallStatus, ChainConfig};
+use svc_evm::{BlockRequest, CallStatus, ChainConfig, RecordWrite};
 use svc_primitives::{next_base_fee, Bytes, SignedTransaction};
 use svc_store::query::{self, LocatedLog};
 use svc_rpc_http::shape as rpc;
@@ -227,8 +227,8 @@ impl Chain {
                 .app_writes
                 .unwrap_or_default()
                 .into_iter()
-                .map(|w| (w.key.to_vec(), w.value.map(|v| v.to_vec())))
-                .collect();
+                .map(|w| Ok(RecordWrite { module: to_address(&w.module, "module")?, key: w.key.to_vec(), value: w.value.map(|v| v.to_vec()) }))
+                .collect::<napi::Result<Vec<_>>>()?;
             let request = BlockRequest {
                 timestamp: to_count(req.timestamp, "timestamp")?,
                 coinbase: to_address(&req.coinbase, "coinbase")?,

@@ -67,8 +67,12 @@ pub struct DecodedTx {
     pub sender_balance: BigInt,
 }
 
+/// A system module's record written by a block; the state root commits to it through the storage
+/// of the module's account.
 #[napi(object)]
 pub struct AppWrite {
+    /// The module's address (20 bytes).
+    pub module: Buffer,
     pub key: Buffer,
     pub value: Option<Buffer>,
 }

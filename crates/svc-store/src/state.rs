@@ -85,6 +85,18 @@ pub fn trie_storage(view: &ReadView, storage_root: B256, slot: &B256) -> StoreRe
     }
 }
 
+/// The storage slot of a module's account that commits to the module record under `key`:
+/// `keccak256(key)`. Module records live in the app column family, where they are read; the state
+/// root covers them through these slots of the module's account (see docs/architecture.md).
+pub fn record_slot(key: &[u8]) -> B256 {
+    keccak256(key)
+}
+
+/// The word a record's slot holds: `keccak256(value)` (never zero); zero when the record is deleted.
+pub fn record_word(value: Option<&[u8]>) -> U256 {
+    value.map_or(U256::ZERO, |v| U256::from_be_bytes(keccak256(v).0))
+}
+
 /// The fields of an account that execution changes (the storage root is derived).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AccountFields {

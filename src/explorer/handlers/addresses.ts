@@ -1,5 +1,5 @@
 // Addresses: chain state at the head plus the index's history of the address.
-import { toAddress } from '../../modules/staking/module.js';
+import { toAddress } from '../../modules/kernel/module.js';
 import { rpc as rpcParams } from '../../params.js';
 import type { Handler } from '../definition.js';
 import type { AddressRole } from '../indexer/records.js';

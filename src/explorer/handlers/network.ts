@@ -2,7 +2,7 @@
 // integers as decimal strings.
 import { packageVersion } from '../../cli/version.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
-import { toAddress } from '../../modules/staking/module.js';
+import { toAddress } from '../../modules/kernel/module.js';
 import type { ScoreBreakdown } from '../../modules/staking/score.js';
 import type { ValidatorView } from '../../modules/staking/types.js';
 import type { Handler, Schema } from '../definition.js';

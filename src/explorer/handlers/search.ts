@@ -1,5 +1,5 @@
 // Search: exact matches first (block, transaction, address), then tokens and validators by name.
-import { toAddress } from '../../modules/staking/module.js';
+import { toAddress } from '../../modules/kernel/module.js';
 import type { Handler } from '../definition.js';
 import { addr, num, tokenView } from '../views.js';
 

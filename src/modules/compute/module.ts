@@ -9,15 +9,23 @@ import { readFileSync } from 'node:fs';
 import { decodeFunctionData, encodeEventTopics, encodeAbiParameters, encodeFunctionResult, type Abi, type AbiEvent, type Hex as ViemHex } from 'viem';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { blake3 } from '@noble/hashes/blake3.js';
-import { core, type BalanceMove, type Chain, type ModuleLog } from '../../native/index.js';
+import { core, type BalanceMove, type Chain, type ModuleLog, type RecordWrite } from '../../native/index.js';
 import { system, type ComputeParams } from '../../params.js';
-import { reverter, type ModuleCall, type ModuleOutcome } from '../staking/module.js';
+import {
+  reverter,
+  type BlockContext,
+  type BlockInfo,
+  type HookResult,
+  type ModuleCall,
+  type ModuleOutcome,
+  type ModuleTx,
+  type SystemModule,
+} from '../kernel/module.js';
+import { decodeRecord, encodeRecord, RecordChanges } from '../kernel/records.js';
 import { assignTasks, canRun, type ModelTiers } from './assign.js';
 import { splitByFlops, splitTaskFee } from './rewards.js';
 import {
-  decodeRecord,
   emptyCounters,
-  encodeRecord,
   newPublicTask,
   windowAdd,
   windowSum,
@@ -168,7 +176,30 @@ function newValidator(address: Address): ValidatorComputeRecord {
   return { address, modeSince: 0, tasksCompleted: 0, spotChecksPassed: 0, spotChecksFailed: 0, feeRewards: 0n, sharesAccepted: 0, powWork: 0n, window: [] };
 }
 
-export class ComputeModule {
+/** What compute reads of the staking module (its keeper). */
+export interface StakingKeeper {
+  /** The inference miners' share of block `height`'s reward, decided by staking's endBlock. */
+  minersShare(height: number): bigint;
+}
+
+/** What the compute module did in a block, for subscribers. */
+export interface ComputeBlockEvents {
+  height: number;
+  accepted: ProofRecord[];
+  decided: ProofRecord[];
+}
+
+export class ComputeModule implements SystemModule {
+  readonly name = 'compute';
+  readonly address: Address = COMPUTE;
+  readonly abi: Abi = COMPUTE_ABI;
+  /** The compute events of the last block committed (proofs accepted, spot-checks decided). */
+  lastBlockEvents: ComputeBlockEvents | undefined;
+  /** Events of the block being built, published by committed(). */
+  private building: ComputeBlockEvents | undefined;
+  /** What the block being built took from the queues (given back if it fails). */
+  private taken: TakenQueues | null = null;
+  private staking: StakingKeeper | undefined;
   private global: ComputeGlobal;
   private readonly miners = new Map<Address, MinerRecord>();
   private readonly validators = new Map<Address, ValidatorComputeRecord>();
@@ -177,6 +208,7 @@ export class ComputeModule {
   private readonly proofCache = new Map<Hex, ProofRecord>();
   /** Records changed since the last takeWrites (null: deleted); encoded once, when taken, in their final state. */
   private readonly dirty = new Map<string, unknown>();
+  private readonly changes = new RecordChanges(COMPUTE);
   private readonly tiers: ModelTiers;
   private readonly dims: ReadonlyMap<string, number>;
   private readonly target: Buffer;
@@ -227,23 +259,54 @@ export class ComputeModule {
     }
   }
 
-  /** Throws away what was applied since the last commit (a block that failed). */
+  /** Throws away what was applied since the last commit (a block that failed); what the block took from the queues goes back. */
   reload(chain: Chain): void {
     this.chain = chain;
     this.loadFrom(chain);
+    this.changes.clear();
+    if (this.taken) this.restoreQueues(this.taken);
+    this.taken = null;
+    this.building = undefined;
   }
 
-  /** Records changed since the last call, as app writes (no value: deleted). */
-  takeWrites(): { key: Buffer; value?: Buffer }[] {
-    const out = [...this.dirty].map(([k, v]) => (v === null ? { key: Buffer.from(k) } : { key: Buffer.from(k), value: encodeRecord(v) }));
+  /** Wires the staking module's keeper (the miners' share of each block's reward). */
+  setStakingKeeper(keeper: StakingKeeper): void {
+    this.staking = keeper;
+  }
+
+  /** Records changed since the last call, as the block's writes (no value: deleted), sorted by key. */
+  takeWrites(): RecordWrite[] {
+    for (const [k, v] of this.dirty) {
+      if (v === null) this.changes.delete(Buffer.from(k));
+      else this.changes.put(Buffer.from(k), encodeRecord(v));
+    }
     this.dirty.clear();
-    return out;
+    return this.changes.take();
   }
 
   /** After a commit: proofs no longer needed by the hooks leave the cache (they are on disk). */
   committed(): void {
     const keep = new Set([...this.global.lastBlockProofs, ...this.global.spotChecksPending]);
     for (const id of this.proofCache.keys()) if (!keep.has(id)) this.proofCache.delete(id);
+    this.taken = null;
+    if (this.building) this.lastBlockEvents = this.building;
+    this.building = undefined;
+  }
+
+  /** Start of a block: see openBlock(); then the block takes its share of the queues. */
+  beginBlock(block: BlockInfo): HookResult {
+    const moves = this.openBlock(block);
+    this.taken = this.takeQueues();
+    return { moves, minted: 0n, burned: 0n };
+  }
+
+  /** End of a block: see closeBlock(); mints and pays the miners' share staking decided. */
+  endBlock(block: BlockInfo): HookResult {
+    const taken = this.taken ?? { registrations: [], proofs: [], shares: [], verdicts: [] };
+    const share = this.staking?.minersShare(block.height) ?? 0n;
+    const end = this.closeBlock(block, taken, share, block.proposer);
+    this.building = { height: block.height, accepted: end.accepted, decided: end.decided };
+    return { moves: end.moves, minted: end.minted, burned: 0n };
   }
 
   // ---- records ----
@@ -501,7 +564,7 @@ export class ComputeModule {
   }
 
   /** Takes what one block applies; `restore` puts it back when the block fails. */
-  takeQueues(): TakenQueues {
+  private takeQueues(): TakenQueues {
     const take = <T>(q: T[], n: number): [T[], T[]] => [q.slice(0, n), q.slice(n)];
     let registrations, proofs, shares;
     [registrations, this.registrations] = take(this.registrations, this.params.maxRegistrationsPerBlock);
@@ -513,7 +576,7 @@ export class ComputeModule {
     return { registrations, proofs, shares, verdicts };
   }
 
-  restoreQueues(q: TakenQueues): void {
+  private restoreQueues(q: TakenQueues): void {
     this.registrations = [...q.registrations, ...this.registrations];
     this.proofs = [...q.proofs, ...this.proofs];
     for (const p of q.proofs) this.queuedTasks.add(p.taskId);
@@ -523,12 +586,12 @@ export class ComputeModule {
 
   // ---- transactions ----
 
-  execute(call: ModuleCall & { txHash: Buffer }, ctx: { height: number; now: number; epoch: number }): ModuleOutcome {
-    return this.run(call, ctx, false);
+  execute(tx: ModuleTx, ctx: BlockContext): ModuleOutcome {
+    return this.run(tx, ctx, false);
   }
 
   /** eth_call / eth_estimateGas: the same checks and result, nothing kept. */
-  simulate(call: ModuleCall, ctx: { height: number; now: number; epoch: number }): ModuleOutcome {
+  simulate(call: ModuleCall, ctx: BlockContext): ModuleOutcome {
     return this.run({ ...call, txHash: Buffer.alloc(32) }, ctx, true);
   }
 
@@ -586,7 +649,7 @@ export class ComputeModule {
    * proofs from its hash (fees of undrawn public tasks are paid), and at an epoch's first block
    * expire overdue tasks and assign the epoch's tasks from the parent's hash.
    */
-  beginBlock(ctx: ComputeBlockContext): BalanceMove[] {
+  private openBlock(ctx: ComputeBlockContext): BalanceMove[] {
     const g = this.global;
     const moves: BalanceMove[] = [];
     const parentHash = hexOf(ctx.parentHash);
@@ -741,7 +804,7 @@ export class ComputeModule {
    * miners' share of this block's reward, plus what earlier blocks left, split by FLOPs among the
    * proofs accepted here) and proof-of-work shares.
    */
-  endBlock(ctx: ComputeBlockContext, q: TakenQueues, minersShare: bigint, proposer: Address): ComputeBlockEnd {
+  private closeBlock(ctx: ComputeBlockContext, q: TakenQueues, minersShare: bigint, proposer: Address): ComputeBlockEnd {
     const g = this.global;
     const moves: BalanceMove[] = [];
     /** By the validator each failed proof came through (spec: "validator is penalized with a 5% stake slash and a 6-hour jail"). */

@@ -225,21 +225,6 @@ export function emptyCounters(): ComputeCounters {
 }
 
 /** Records as JSON: bigints tagged as {"$n":"..."} (user text is never an object, so nothing else can look like one). */
-export function encodeRecord(value: unknown): Buffer {
-  return Buffer.from(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? { $n: v.toString() } : v)), 'utf8');
-}
-
-export function decodeRecord<T>(bytes: Buffer): T {
-  return JSON.parse(bytes.toString('utf8'), (_k, v: unknown) => {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const o = v as Record<string, unknown>;
-      const keys = Object.keys(o);
-      if (keys.length === 1 && keys[0] === '$n' && typeof o.$n === 'string') return BigInt(o.$n);
-    }
-    return v;
-  }) as T;
-}
-
 /** Sum of an epoch window's FLOPs for the epochs in (current - size, current]. */
 export function windowSum(window: readonly EpochFlops[], current: number, size: number): bigint {
   return window.filter((w) => w.epoch > current - size && w.epoch <= current).reduce((s, w) => s + w.flops, 0n);

@@ -8,8 +8,9 @@
 //   "s/" validator(20) index(u32 BE)    slash history entry
 //   "e/" epoch(u64 BE)                  epoch validator-set snapshot
 //   "g/ledger"                          globals (dust, burned, next unbonding id, current epoch)
-// Values: UTF-8 JSON objects with a fixed field order; bigints as decimal strings, heights and
-// times as JSON integers, addresses as lowercase 0x hex, the missed-block bitmap as plain hex.
+// Values: the kernel's record codec (src/modules/kernel/records.ts: canonical JSON, keys sorted,
+// bigints as {"$n":"<decimal>"}); heights and times as JSON integers, addresses as lowercase 0x
+// hex, the missed-block bitmap as plain hex.
 // Fields carried by the key are not repeated in the value.
 import type {
   Address,
@@ -21,6 +22,7 @@ import type {
   ValidatorStatus,
 } from './types.js';
 import { isAddress } from './types.js';
+import { decodeRecord as decodeValue, encodeRecord } from '../kernel/records.js';
 
 /** Raised for a record that cannot be decoded. */
 export class StakingRecordError extends Error {
@@ -65,8 +67,8 @@ export const unbondingKey = (d: Address, id: number): Buffer => Buffer.concat([p
 export const slashKey = (v: Address, index: number): Buffer => Buffer.concat([prefix('s/'), addressBytes(v), u32(index)]);
 export const epochKey = (epoch: number): Buffer => Buffer.concat([prefix('e/'), u64(epoch)]);
 
-const json = (value: unknown): Buffer =>
-  Buffer.from(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)), 'utf8');
+/** Values go through the kernel's one record codec (canonical JSON, bigints tagged). */
+const json = (value: unknown): Buffer => encodeRecord(value);
 
 /** Value of a validator record (slash history is stored apart, under "s/"). */
 export function encodeValidator(v: ValidatorRecord): Buffer {
@@ -237,7 +239,7 @@ export function decodeRecord(key: Buffer, value: Buffer): DecodedRecord {
 
 function parseJson(name: string, value: Buffer): unknown {
   try {
-    return JSON.parse(value.toString('utf8'));
+    return decodeValue<unknown>(value);
   } catch {
     throw new StakingRecordError(name, 'value is not JSON');
   }
@@ -258,8 +260,8 @@ class Fields {
   }
   big(field: string): bigint {
     const v = this.o[field];
-    if (typeof v !== 'string' || !/^(0|[1-9][0-9]*)$/.test(v)) this.fail(field, 'a non-negative decimal string');
-    return BigInt(v);
+    if (typeof v !== 'bigint' || v < 0n) this.fail(field, 'a non-negative integer');
+    return v;
   }
   int(field: string, min = 0): number {
     const v = this.o[field];

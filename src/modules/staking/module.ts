@@ -13,14 +13,28 @@ import {
   type AbiEvent,
   type Hex,
 } from 'viem';
-import type { BalanceMove, Chain, ModuleLog } from '../../native/index.js';
+import type { BalanceMove, Chain, ModuleLog, RecordWrite } from '../../native/index.js';
 import { system, type StakingParams } from '../../params.js';
+import {
+  addressBuffer,
+  noChange,
+  reverter,
+  type BlockContext,
+  type BlockInfo,
+  type HookResult,
+  type ModuleCall,
+  type ModuleOutcome,
+  type ModuleTx,
+  type SystemModule,
+} from '../kernel/module.js';
 import { contributionScores, type ScoreBreakdown } from './score.js';
 import { isEpochLastBlock } from './epoch.js';
 import { spotCheckPenalty } from './penalties.js';
 import { StakingLedger } from './ledger.js';
 import { blockRewardFor, inferenceMinersShareBps, splitBlockReward } from './rewards.js';
 import type { Address, LedgerEvent, LedgerResult, Payout } from './types.js';
+
+const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');
 
 /** The module's ABI, shipped as JSON so wallets and explorers can read it too. */
 export const STAKING_ABI = JSON.parse(readFileSync(new URL('../../../../abi/staking.json', import.meta.url), 'utf8')) as Abi;
@@ -29,35 +43,6 @@ const RECORD_PREFIX = Buffer.from('staking/', 'utf8');
 
 const STAKING: Address = system.stakingAddress;
 const TREASURY: Address = system.treasuryAddress;
-
-/** A transaction (or eth_call) addressed to the module. */
-export interface ModuleCall {
-  from: Address;
-  value: bigint;
-  data: Buffer;
-  gasLimit: bigint;
-  /** The transaction's intrinsic gas (21000 + calldata), charged before the module's own cost. */
-  intrinsicGas: bigint;
-}
-
-/** Where and when a call runs. */
-export interface BlockContext {
-  height: number;
-  /** Block timestamp, seconds. */
-  now: number;
-}
-
-/** What the module decided for one call. */
-export interface ModuleOutcome {
-  success: boolean;
-  gasUsed: bigint;
-  /** Why it reverted (Solidity-style reason), when it did. */
-  reason?: string;
-  /** ABI-encoded return value (empty for reverts). */
-  returnData: Buffer;
-  logs: ModuleLog[];
-  moves: BalanceMove[];
-}
 
 /** What the end of a block did. */
 export interface BlockEnd {
@@ -71,34 +56,6 @@ export interface BlockEnd {
   minersShareBps: number;
   burned: bigint;
   events: LedgerEvent[];
-}
-
-function addressBuffer(a: Address): Buffer {
-  return Buffer.from(a.slice(2), 'hex');
-}
-
-/** The lowercase 0x address of 20 bytes. */
-export function toAddress(bytes: Buffer): Address {
-  return `0x${bytes.toString('hex')}`;
-}
-
-const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');
-
-/** Solidity's Error(string) revert data, so clients decode the reason as they do a contract's. */
-export function revertData(reason: string): Buffer {
-  return Buffer.concat([Buffer.from('08c379a0', 'hex'), hexToBuffer(encodeAbiParameters([{ type: 'string' }], [reason]))]);
-}
-
-/** A module call's revert: the reason as Error(string) data, gas used capped at the call's limit. */
-export function reverter(call: Pick<ModuleCall, 'gasLimit'>): (reason: string, gasUsed: bigint) => ModuleOutcome {
-  return (reason, gasUsed) => ({
-    success: false,
-    gasUsed: gasUsed > call.gasLimit ? call.gasLimit : gasUsed,
-    reason,
-    returnData: revertData(reason),
-    logs: [],
-    moves: [],
-  });
 }
 
 const EVENTS = new Map((STAKING_ABI.filter((e) => e.type === 'event') as AbiEvent[]).map((e) => [e.name, e]));
@@ -168,33 +125,82 @@ function payoutMoves(payouts: Payout[]): BalanceMove[] {
 
 type Decoded = { functionName: string; args: readonly unknown[] };
 
-/** The compute and accuracy parts (0..10000) of the given validators' scores. */
-export type ComputeParts = (validators: readonly Address[]) => Map<Address, { computeBps: number; accuracyBps: number }>;
+/** What staking reads of the compute module (its keeper, in Cosmos SDK's words). */
+export interface ComputeKeeper {
+  /** The compute and accuracy parts (0..10000) of the given validators' scores. */
+  computeParts(validators: readonly Address[], epoch: number): Map<Address, { computeBps: number; accuracyBps: number }>;
+  /** Failed spot-checks of the previous block: the validator each failed proof came through is slashed and jailed. */
+  takePenaltiesDue(): { validator: Address; reason: string; infractionHeight: number }[];
+  /** Miners with an accepted proof lately (before this block's proofs): the miners' share of the reward grows with them. */
+  minersWithRecentProofs(epoch: number, now: number): number;
+}
 
-export class StakingModule {
-  /** Spot-check penalties ordered for the block being built (app.ts takes them from the compute module's state), applied at its end. */
+export class StakingModule implements SystemModule {
+  readonly name = 'staking';
+  readonly address: Address = STAKING;
+  readonly abi: Abi = STAKING_ABI;
+  /** Spot-check penalties ordered for the block being built, applied at its end. */
   private pendingPenalties: { validator: Address; reason: string; infractionHeight: number | undefined }[] = [];
+  /** The inference miners' part of the block reward decided by the last endBlock: the compute module mints and pays it. */
+  private minersShareOfBlock: { height: number; amount: bigint } | null = null;
+  private compute: ComputeKeeper | undefined;
 
   private constructor(
     private ledger: StakingLedger,
     readonly params: StakingParams,
+    private readonly genesis: () => StakingLedger,
   ) {}
 
   /** The module as committed at the chain's head; a chain without staking records starts from `genesis`. */
   static load(chain: Chain, params: StakingParams, genesis: () => StakingLedger): StakingModule {
+    return new StakingModule(StakingModule.ledgerAt(chain, params, genesis), params, genesis);
+  }
+
+  private static ledgerAt(chain: Chain, params: StakingParams, genesis: () => StakingLedger): StakingLedger {
     const entries = chain.getAppEntries(RECORD_PREFIX);
     if (entries.length === 0) {
       if (chain.head().number !== 0) throw new Error('the chain has blocks but no staking records: the data dir is not an svc chain of this version');
-      return new StakingModule(genesis(), params);
+      return genesis();
     }
-    return new StakingModule(StakingLedger.restore(params, StakingModule.unprefixed(entries)), params);
+    return StakingLedger.restore(params, StakingModule.unprefixed(entries));
   }
 
   /** Throws away what was applied since the last commit (a block that failed to commit). */
-  reload(chain: Chain, genesis: () => StakingLedger): void {
-    this.ledger = StakingModule.load(chain, this.params, genesis).ledger;
+  reload(chain: Chain): void {
+    this.ledger = StakingModule.ledgerAt(chain, this.params, this.genesis);
     // Orders of a failed block are ordered again from the state the block is retried on.
     this.pendingPenalties = [];
+    this.minersShareOfBlock = null;
+  }
+
+  /** Wires the compute module's keeper (scores, spot-check penalties, active miners). */
+  setComputeKeeper(keeper: ComputeKeeper): void {
+    this.compute = keeper;
+  }
+
+  /** The miners' share decided by this block's endBlock (zero before it ran). */
+  minersShare(height: number): bigint {
+    return this.minersShareOfBlock?.height === height ? this.minersShareOfBlock.amount : 0n;
+  }
+
+  committed(): void {
+    this.minersShareOfBlock = null;
+  }
+
+  /** Start of a block: the previous block's failed spot-checks are ordered as penalties (a wallet without stake has nothing to slash). */
+  beginBlock(_block: BlockInfo): HookResult {
+    for (const due of this.compute?.takePenaltiesDue() ?? []) {
+      if (this.ledger.validator(due.validator)) this.penalizeFailedSpotCheck(due.validator, due.reason, due.infractionHeight);
+    }
+    return noChange();
+  }
+
+  /** End of a block: liveness, the block reward (less the miners' share, minted by compute), epochs. See blockEnd(). */
+  endBlock(block: BlockInfo): HookResult {
+    const activeMiners = this.compute?.minersWithRecentProofs(block.epoch, block.now) ?? 0;
+    const end = this.blockEnd(block, block.proposer, block.signers, block.supplyAtParent, activeMiners);
+    this.minersShareOfBlock = { height: block.height, amount: end.minersShare };
+    return { moves: end.moves, minted: end.minted - end.minersShare, burned: end.burned };
   }
 
   private static unprefixed(entries: { key: Buffer; value: Buffer }[]): { key: Buffer; value: Buffer }[] {
@@ -206,17 +212,18 @@ export class StakingModule {
     return this.ledger;
   }
 
-  /** Records changed since the last call, as app writes under the module's prefix (no value: deleted). */
-  takeWrites(): { key: Buffer; value?: Buffer }[] {
+  /** Records changed since the last call, as the block's writes under the module's prefix (no value: deleted). */
+  takeWrites(): RecordWrite[] {
+    const module = addressBuffer(STAKING);
     return this.ledger.dirtyRecords().map((r) => {
       const key = Buffer.concat([RECORD_PREFIX, r.key]);
-      return r.value === null ? { key } : { key, value: r.value };
+      return r.value === null ? { module, key } : { module, key, value: r.value };
     });
   }
 
   /** Applies a transaction addressed to the module. */
-  execute(call: ModuleCall, ctx: BlockContext): ModuleOutcome {
-    return this.run(this.ledger, call, ctx);
+  execute(tx: ModuleTx, ctx: BlockContext): ModuleOutcome {
+    return this.run(this.ledger, tx, ctx);
   }
 
   /** eth_call / eth_estimateGas: the same call on a copy of the ledger, which is then dropped. */
@@ -310,17 +317,10 @@ export class StakingModule {
     this.pendingPenalties.push({ validator, reason, infractionHeight });
   }
 
-  private computeParts: ComputeParts | undefined;
-
-  /** Where the compute and accuracy parts of the score come from (the compute module). */
-  setComputeParts(parts: ComputeParts): void {
-    this.computeParts = parts;
-  }
-
   /** Contribution scores of the active validators (and the others, for queries), by address. */
   scores(): Map<Address, ScoreBreakdown> {
     const validators = this.ledger.validators();
-    return contributionScores(validators, this.params, this.computeParts?.(validators.map((v) => v.address)));
+    return contributionScores(validators, this.params, this.compute?.computeParts(validators.map((v) => v.address), this.ledger.currentEpoch));
   }
 
   /**
@@ -330,7 +330,7 @@ export class StakingModule {
    * module mints and pays it), and the validators' share by contribution score, commission first,
    * then delegators pro rata. Closes the epoch on its last block.
    */
-  endBlock(ctx: BlockContext, proposer: Address, signers: readonly Address[], supply: bigint, activeMiners = 0): BlockEnd {
+  blockEnd(ctx: BlockContext, proposer: Address, signers: readonly Address[], supply: bigint, activeMiners = 0): BlockEnd {
     const events: LedgerEvent[] = [];
     let burned = 0n;
     for (const p of this.pendingPenalties.splice(0)) {

@@ -1,8 +1,7 @@
 // eth_call and eth_estimateGas: run a message on a block's state without making a transaction.
 import { core, type CallResult, type EstimateResult } from '../../native/index.js';
-import { toAddress, type ModuleOutcome } from '../../modules/staking/module.js';
+import { toAddress, type ModuleOutcome } from '../../modules/kernel/module.js';
 import { rpc } from '../../params.js';
-import { isSystemModule } from '../../chain/app.js';
 import { stateBlockNumber } from '../block-tags.js';
 import { ExecutionError, ExecutionRevertedError, HistoricalStateUnavailableError, InvalidArgumentError } from '../errors.js';
 import { readStateAsync } from '../historical-state.js';
@@ -40,16 +39,18 @@ function simulateModule(ctx: RpcContext, call: ParsedCall, blockNumber: number):
   const value = call.request.value ?? 0n;
   if (value > 0n && chain.getAccount(from, head.number).balance < value) throw new ExecutionError('insufficient funds for transfer');
   const data = call.request.data ?? Buffer.alloc(0);
-  return app.simulateModule(
+  const outcome = app.simulateModule(
     call.request.to!,
     { from: toAddress(from), value, data, gasLimit: call.request.gas ?? BigInt(rpc.gasCap), intrinsicGas: core.intrinsicGas(data) },
     // The next block's earliest time: block time, not the wall clock, decides what the call sees.
     { height: head.number + 1, now: head.timestamp + 1 },
   );
+  if (!outcome) throw new Error(`no system module at ${toAddress(call.request.to!)}`);
+  return outcome;
 }
 
-function isModuleCall(call: ParsedCall): boolean {
-  return isSystemModule(call.request.to);
+function isModuleCall(ctx: RpcContext, call: ParsedCall): boolean {
+  return ctx.services.app.modules.isModule(call.request.to);
 }
 
 function moduleFailure(outcome: ModuleOutcome): Error {
@@ -65,7 +66,7 @@ export const callMethods: MethodTable = {
   eth_call: method([callObject, atBlock, stateOverrides, blockOverrides], async (ctx, [call, block]) => {
     checkChainId(ctx, call);
     const { chain } = ctx.services;
-    if (isModuleCall(call)) {
+    if (isModuleCall(ctx, call)) {
       await ctx.services.app.settled(); // the module as committed (ChainApp.settled)
       const outcome = simulateModule(ctx, call, stateBlockNumber(chain, block));
       if (!outcome.success) throw moduleFailure(outcome);
@@ -81,7 +82,7 @@ export const callMethods: MethodTable = {
   eth_estimateGas: method([callObject, atBlock, stateOverrides], async (ctx, [call, block]) => {
     checkChainId(ctx, call);
     const { chain } = ctx.services;
-    if (isModuleCall(call)) {
+    if (isModuleCall(ctx, call)) {
       await ctx.services.app.settled();
       const request = { ...call.request, gas: call.request.gas ?? BigInt(rpc.gasCap) };
       const outcome = simulateModule(ctx, { ...call, request }, stateBlockNumber(chain, block));

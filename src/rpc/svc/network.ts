@@ -2,7 +2,7 @@
 import { packageVersion } from '../../cli/version.js';
 import { statsWindowStart } from '../../chain/stats-window.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
-import { toAddress } from '../../modules/staking/module.js';
+import { toAddress } from '../../modules/kernel/module.js';
 import { checksumAddress } from '../../chain/address.js';
 import { toData, toQuantity } from '../hex.js';
 import { method, type MethodTable, type RpcContext } from '../method.js';

@@ -3,7 +3,7 @@
 // x/staking responses in camelCase (docs/rpc.md).
 import { checksumAddress } from '../../chain/address.js';
 import type { ScoreBreakdown } from '../../modules/staking/score.js';
-import { toAddress } from '../../modules/staking/module.js';
+import { toAddress } from '../../modules/kernel/module.js';
 import type { Address, ValidatorView } from '../../modules/staking/types.js';
 import { NotFoundError } from '../errors.js';
 import { toQuantity } from '../hex.js';

@@ -1,6 +1,6 @@
 // eth_subscribe and eth_unsubscribe, served on WebSocket connections only (over HTTP they stay -32004).
 // A subscription belongs to the connection that made it; the method reaches it through the request's client.
-import { toAddress } from '../../modules/staking/module.js';
+import { toAddress } from '../../modules/kernel/module.js';
 import type { Address } from '../../modules/staking/types.js';
 import { InvalidArgumentError, MethodNotSupportedError, MissingArgumentError, TooManyArgumentsError } from '../errors.js';
 import { method, required, type MethodTable, type RpcContext, type RpcMethod } from '../method.js';

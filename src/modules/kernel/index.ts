@@ -1,0 +1,4 @@
+// The module kernel's public surface.
+export * from './module.js';
+export { ModuleRegistry, type HookOrder } from './registry.js';
+export { RecordChanges, RecordCodecError, decodeRecord, encodeRecord, loadRecords } from './records.js';

@@ -1,0 +1,127 @@
+// The module kernel: what every system module is to the app. A system module owns an address
+// (transactions to it are decided by the module, not run in the EVM), an ABI (abi/<name>.json, so
+// wallets and explorers decode its calls and logs), records (its state: key/values under its
+// prefix, written with the block and covered by the state root through its account's storage) and
+// block hooks. The registry (registry.ts) routes through these; ChainApp knows no module by name.
+//
+// Every module lives in a folder of its own under src/modules/ with the same file names:
+//   module.ts  the SystemModule: calls (execute/simulate), hooks, records taken for the block
+//   store.ts   its records: keys, values (through records.ts's codec), load and save
+//   types.ts   its record and view shapes
+//   index.ts   its public surface
+import type { Abi, Hex } from 'viem';
+import { encodeAbiParameters } from 'viem';
+import type { BalanceMove, Chain, ModuleLog, RecordWrite } from '../../native/index.js';
+
+/** A lowercase 0x-prefixed 20-byte address. */
+export type Address = `0x${string}`;
+
+/** A transaction (or eth_call) addressed to a module. */
+export interface ModuleCall {
+  from: Address;
+  value: bigint;
+  data: Buffer;
+  gasLimit: bigint;
+  /** The transaction's intrinsic gas (21000 + calldata), charged before the module's own cost. */
+  intrinsicGas: bigint;
+}
+
+/** A call that a block carries: its transaction hash is known. */
+export interface ModuleTx extends ModuleCall {
+  txHash: Buffer;
+}
+
+/** Where and when a call runs. */
+export interface BlockContext {
+  height: number;
+  /** Block timestamp, seconds. */
+  now: number;
+  /** The epoch the block belongs to. */
+  epoch: number;
+}
+
+/** The block being built, as the block hooks see it: header fields and the parent's. */
+export interface BlockInfo extends BlockContext {
+  epochLengthBlocks: number;
+  parentHash: Buffer;
+  /** The block's proposer (its coinbase). */
+  proposer: Address;
+  /** Validators whose signatures the block carries. */
+  signers: readonly Address[];
+  /** Total supply at the parent, before this block's mints and burns. */
+  supplyAtParent: bigint;
+}
+
+/** What a module decided for one call. */
+export interface ModuleOutcome {
+  success: boolean;
+  gasUsed: bigint;
+  /** Why it reverted (Solidity-style reason), when it did. */
+  reason?: string;
+  /** ABI-encoded return value (empty for reverts). */
+  returnData: Buffer;
+  logs: ModuleLog[];
+  moves: BalanceMove[];
+}
+
+/** What a block hook did to balances and supply. */
+export interface HookResult {
+  moves: BalanceMove[];
+  /** Native tokens created (rewards). */
+  minted: bigint;
+  /** Native tokens destroyed (slashes). */
+  burned: bigint;
+}
+
+export const noChange = (): HookResult => ({ moves: [], minted: 0n, burned: 0n });
+
+/** A system module as the kernel routes to it. */
+export interface SystemModule {
+  /** Short name: the folder, the ABI file and the prefix of its records ("staking"). */
+  readonly name: string;
+  readonly address: Address;
+  readonly abi: Abi;
+  /** Decides a transaction of the block being built; its changes are taken with takeWrites(). */
+  execute(tx: ModuleTx, ctx: BlockContext): ModuleOutcome;
+  /** eth_call / eth_estimateGas at the head: the same decision on a copy, which is dropped. */
+  simulate(call: ModuleCall, ctx: BlockContext): ModuleOutcome;
+  /** Before the block's transactions. */
+  beginBlock(block: BlockInfo): HookResult;
+  /** After the block's transactions. */
+  endBlock(block: BlockInfo): HookResult;
+  /** The records changed since the last take, for the block's write (sorted by key). */
+  takeWrites(): RecordWrite[];
+  /** The block committed: drop what only the block being built needed. */
+  committed(): void;
+  /** The block failed before its write: forget its changes and read the records at the head again. */
+  reload(chain: Chain): void;
+}
+
+const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');
+
+/** The lowercase 0x address of 20 bytes. */
+export function toAddress(bytes: Buffer): Address {
+  return `0x${bytes.toString('hex')}`;
+}
+
+/** The 20 bytes of an address. */
+export function addressBuffer(a: Address): Buffer {
+  return Buffer.from(a.slice(2), 'hex');
+}
+
+/** Solidity's Error(string) revert data, so clients decode the reason as they do a contract's. */
+export function revertData(reason: string): Buffer {
+  return Buffer.concat([Buffer.from('08c379a0', 'hex'), hexToBuffer(encodeAbiParameters([{ type: 'string' }], [reason]))]);
+}
+
+/** A module call's revert: the reason as Error(string) data, gas used capped at the call's limit. */
+export function reverter(call: Pick<ModuleCall, 'gasLimit'>): (reason: string, gasUsed: bigint) => ModuleOutcome {
+  return (reason, gasUsed) => ({
+    success: false,
+    gasUsed: gasUsed > call.gasLimit ? call.gasLimit : gasUsed,
+    reason,
+    returnData: revertData(reason),
+    logs: [],
+    moves: [],
+  });
+}

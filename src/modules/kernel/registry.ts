@@ -1,0 +1,89 @@
+// The registry of system modules: which address is which module, and the order of block hooks.
+// ChainApp routes every module transaction, eth_call and hook through it (Cosmos SDK's module
+// manager, with SetOrderBeginBlockers / SetOrderEndBlockers as `begin` and `end`).
+import type { Chain, RecordWrite } from '../../native/index.js';
+import type { Address, BlockInfo, HookResult, SystemModule } from './module.js';
+
+export interface HookOrder {
+  /** Module names in the order their beginBlock runs. */
+  begin: readonly string[];
+  /** Module names in the order their endBlock runs. */
+  end: readonly string[];
+}
+
+export class ModuleRegistry {
+  private readonly byAddress = new Map<string, SystemModule>();
+  private readonly byName = new Map<string, SystemModule>();
+  private readonly begin: SystemModule[];
+  private readonly end: SystemModule[];
+
+  constructor(
+    readonly modules: readonly SystemModule[],
+    order: HookOrder,
+  ) {
+    for (const m of modules) {
+      const address = m.address.toLowerCase();
+      if (this.byAddress.has(address)) throw new Error(`modules ${this.byAddress.get(address)!.name} and ${m.name} share the address ${address}`);
+      if (this.byName.has(m.name)) throw new Error(`two modules are named ${m.name}`);
+      this.byAddress.set(address, m);
+      this.byName.set(m.name, m);
+    }
+    const ordered = (names: readonly string[], hook: string): SystemModule[] => {
+      const list = names.map((n) => {
+        const m = this.byName.get(n);
+        if (!m) throw new Error(`the ${hook} order names ${n}, which is not registered`);
+        return m;
+      });
+      const missing = modules.filter((m) => !names.includes(m.name));
+      if (missing.length > 0 || new Set(names).size !== names.length) {
+        throw new Error(`the ${hook} order must name every module once (missing: ${missing.map((m) => m.name).join(', ') || 'none'})`);
+      }
+      return list;
+    };
+    this.begin = ordered(order.begin, 'beginBlock');
+    this.end = ordered(order.end, 'endBlock');
+  }
+
+  /** The module at `to` (20 bytes or a 0x address), if `to` is one. */
+  get(to: Buffer | Address | null | undefined): SystemModule | undefined {
+    if (to === null || to === undefined) return undefined;
+    const key = typeof to === 'string' ? to.toLowerCase() : `0x${to.toString('hex')}`;
+    return this.byAddress.get(key);
+  }
+
+  /** Whether a transaction to `to` is decided by a module instead of the EVM. */
+  isModule(to: Buffer | Address | null | undefined): boolean {
+    return this.get(to) !== undefined;
+  }
+
+  /** Every module's beginBlock, in order. */
+  beginBlock(block: BlockInfo): HookResult {
+    return sum(this.begin.map((m) => m.beginBlock(block)));
+  }
+
+  /** Every module's endBlock, in order. */
+  endBlock(block: BlockInfo): HookResult {
+    return sum(this.end.map((m) => m.endBlock(block)));
+  }
+
+  /** Every module's changed records, module by module in registration order. */
+  takeWrites(): RecordWrite[] {
+    return this.modules.flatMap((m) => m.takeWrites());
+  }
+
+  committed(): void {
+    for (const m of this.modules) m.committed();
+  }
+
+  reload(chain: Chain): void {
+    for (const m of this.modules) m.reload(chain);
+  }
+}
+
+function sum(results: HookResult[]): HookResult {
+  return {
+    moves: results.flatMap((r) => r.moves),
+    minted: results.reduce((a, r) => a + r.minted, 0n),
+    burned: results.reduce((a, r) => a + r.burned, 0n),
+  };
+}
