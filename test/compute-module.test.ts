@@ -29,7 +29,7 @@ import { assignTasks, canRun, type AssignmentInput, type ModelTiers } from '../s
 import { challengeSentence, VOCABULARY_SIZE } from '../src/modules/compute/corpus.js';
 import { newPublicTask, type Address, type MinerRecord, type TaskRecord } from '../src/modules/compute/types.js';
 import { decodeRecord, encodeRecord } from '../src/modules/kernel/records.js';
-import { drawnForSpotCheck } from '../src/modules/compute/module.js';
+import { drawnForSpotCheck } from '../src/modules/compute/hooks.js';
 import { compute as computeParams } from '../src/params.js';
 import { inferenceAddon } from '../src/native/inference.js';
 import { missingInferenceAddon, requireOrSkip } from './support/inference.js';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { startNode, type RunningNode } from '../src/node.js';
 import type { NodeConfig } from '../src/config.js';
 import { CHAIN_ID, chain as chainParams, compute as defaultCompute, staking, type ComputeParams } from '../src/params.js';
-import type { QueuedProof } from '../src/modules/compute/module.js';
+import type { QueuedProof } from '../src/modules/compute/queues.js';
 import type { Address, TaskRecord } from '../src/modules/compute/types.js';
 import { hexOf, proofId, proofMessage, type Hex } from '../src/modules/compute/wire.js';
 import { devnetConfig } from './support/node-config.js';

@@ -30,7 +30,9 @@ import {
   type StakingParams,
 } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
-import { COMPUTE_ABI, drawnForSpotCheck, publicTaskId, type QueuedProof, type QueuedRegistration } from '../src/modules/compute/module.js';
+import { COMPUTE_ABI, publicTaskId } from '../src/modules/compute/module.js';
+import { drawnForSpotCheck } from '../src/modules/compute/hooks.js';
+import type { QueuedProof, QueuedRegistration } from '../src/modules/compute/queues.js';
 import { canRun } from '../src/modules/compute/assign.js';
 import { TIERS, hexOf, inputHash, proofId, proofMessage, type GpuTierName, type Hex } from '../src/modules/compute/wire.js';
 import type { Address, TaskRecord } from '../src/modules/compute/types.js';

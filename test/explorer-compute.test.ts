@@ -10,7 +10,7 @@ import path from 'node:path';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, staking as stakingParams } from '../src/params.js';
 import { deriveKeys, generateWallet, parseSeed, signRegistration, type MinerKeys } from '../src/miner/wallet.js';
-import type { QueuedProof } from '../src/modules/compute/module.js';
+import type { QueuedProof } from '../src/modules/compute/queues.js';
 import type { Address, TaskRecord } from '../src/modules/compute/types.js';
 import { devnetConfig } from './support/node-config.js';
 import { rpc } from './support/json-rpc.js';

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { staking, type StakingParams } from '../src/params.js';
 import { StakingLedger } from '../src/modules/staking/ledger.js';
-import { StakingRecordError } from '../src/modules/staking/codec.js';
+import { StakingRecordError } from '../src/modules/staking/store.js';
 import { blockRewardFor, inferenceMinersShareBps, rewardMultiplierBps, splitBlockReward } from '../src/modules/staking/rewards.js';
 import { downtimePenalty, spotCheckPenalty } from '../src/modules/staking/penalties.js';
 import { epochOfHeight, isEpochLastBlock } from '../src/modules/staking/epoch.js';

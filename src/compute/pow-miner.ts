@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { core, type Chain } from '../native/index.js';
-import { shareTarget, type ComputeModule } from '../modules/compute/module.js';
+import type { ComputeModule } from '../modules/compute/module.js';
+import { shareTarget } from '../modules/compute/hooks.js';
 import type { Address } from '../modules/compute/types.js';
 import { hexOf } from '../modules/compute/wire.js';
 

@@ -93,3 +93,8 @@ export function assignTasks(a: AssignmentInput): Assignment {
   }
   return { publicAssigned, challenges };
 }
+
+/** The models a miner may be registered for: approved ones its tier can run. */
+export function runnableModels(models: readonly string[], tier: GpuTierName, tiers: ModelTiers): string[] {
+  return models.filter((id) => canRun({ tier, models: [...models] }, id, tiers));
+}

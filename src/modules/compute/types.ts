@@ -1,5 +1,5 @@
-// The compute module's records. Consensus state: integers only (bigint for amounts and FLOPs),
-// block heights and block timestamps, never the wall clock.
+// The compute module's record and view shapes. Consensus state: integers only (bigint for amounts
+// and FLOPs), block heights and block timestamps, never the wall clock.
 import { hexOf, inputHash, type GpuTierName, type Hex } from './wire.js';
 
 export type Address = `0x${string}`;
@@ -199,6 +199,21 @@ export interface PenaltyDue {
   proofs: Hex[];
 }
 
+/** Compute view of a validator for svc_getValidators and the contribution score. */
+export interface ValidatorComputeView {
+  computeMode: ComputeMode;
+  providesCompute: boolean;
+  /** Hashes per second estimated from accepted shares over the window. */
+  hashrate: bigint;
+  /** FLOPs of proofs accepted through it over the score window. */
+  inferenceScore: bigint;
+  tasksCompleted: number;
+  /** Compute part of the contribution score, 0..10000. */
+  computeBps: number;
+  /** Spot-checks passed among those decided for proofs through it, 0..10000 (10000 with none). */
+  accuracyBps: number;
+}
+
 export function emptyCounters(): ComputeCounters {
   return {
     tasksCreated: 0,
@@ -224,7 +239,6 @@ export function emptyCounters(): ComputeCounters {
   };
 }
 
-/** Records as JSON: bigints tagged as {"$n":"..."} (user text is never an object, so nothing else can look like one). */
 /** Sum of an epoch window's FLOPs for the epochs in (current - size, current]. */
 export function windowSum(window: readonly EpochFlops[], current: number, size: number): bigint {
   return window.filter((w) => w.epoch > current - size && w.epoch <= current).reduce((s, w) => s + w.flops, 0n);

@@ -1,6 +1,6 @@
 // The staking module's public surface: the ledger, its types and the pure reward and penalty rules.
 export { StakingLedger } from './ledger.js';
-export { StakingRecordError } from './codec.js';
+export { StakingRecordError } from './store.js';
 export { blockRewardFor, inferenceMinersShareBps, rewardMultiplierBps, splitBlockReward, REWARD_SCALE, type BlockRewardSplit } from './rewards.js';
 export { downtimePenalty, spotCheckPenalty, type SlashOrder } from './penalties.js';
 export { epochOfHeight, epochStartHeight, isEpochLastBlock } from './epoch.js';

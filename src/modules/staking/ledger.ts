@@ -21,7 +21,7 @@ import { chooseActiveSet, compareAddress, type RankOf } from './epoch.js';
 import { findInvariantViolations } from './invariants.js';
 import { countBlock, emptyWindow, isDowntime, uptimeBps } from './liveness.js';
 import { downtimePenalty } from './penalties.js';
-import { DirtyKeys, allRecords, recordsFor, stateFromRecords } from './persistence.js';
+import { DirtyKeys, allRecords, recordsFor, stateFromRecords } from './store.js';
 import { commissionOf, rewardPerShareIncrease, rewardSince } from './rewards.js';
 import { sharesForDeposit, sharesForWithdrawal, tokensForShares } from './shares.js';
 import {

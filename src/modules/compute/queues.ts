@@ -1,0 +1,126 @@
+// What the node queued for its next block (not consensus state): miner registrations, proofs,
+// proof-of-work shares and spot-check verdicts, each verified by the node before it was queued, and
+// the compute mode the node announces for its validator. A block takes its share and gives it back
+// if it fails.
+import type { ComputeParams } from '../../params.js';
+import type { Address, ComputeMode, ProofRecord, SpotCheckResult } from './types.js';
+import type { GpuTierName, Hex } from './wire.js';
+
+/** A registration verified by the node (both signatures), waiting for a block. */
+export interface QueuedRegistration {
+  wallet: Address;
+  publicKey: Hex;
+  tier: GpuTierName;
+  models: string[];
+  sequence: number;
+}
+
+/** A proof verified by the node (signature, assignment, hashes, FLOPs computed), waiting for a block. */
+export type QueuedProof = Omit<ProofRecord, 'includedAt' | 'blockReward' | 'feeMiner' | 'feeValidator' | 'feeTreasury' | 'feePaid' | 'spotCheck' | 'spotCheckResult' | 'taskKind'>;
+
+/** A proof-of-work share verified by the node (one hash), waiting for a block. */
+export interface QueuedShare {
+  validator: Address;
+  blockHash: Hex;
+  nonce: bigint;
+  hash: Hex;
+}
+
+export interface QueuedVerdict {
+  proofId: Hex;
+  passed: boolean;
+  result: Omit<SpotCheckResult, 'checkedAt'>;
+}
+
+/** What the module's queues held for one block (given back if the block fails). */
+export interface TakenQueues {
+  registrations: QueuedRegistration[];
+  proofs: QueuedProof[];
+  shares: QueuedShare[];
+  verdicts: QueuedVerdict[];
+}
+
+/** The mode a node announces for its validator. */
+export interface LocalMode {
+  validator: Address;
+  mode: ComputeMode;
+}
+
+export const emptyTaken = (): TakenQueues => ({ registrations: [], proofs: [], shares: [], verdicts: [] });
+
+/** The per-block limits the queues are taken with. */
+export type QueueLimits = Pick<ComputeParams, 'maxRegistrationsPerBlock' | 'maxProofsPerBlock' | 'maxSharesPerBlock'>;
+
+export class ComputeQueues {
+  private registrations: QueuedRegistration[] = [];
+  private proofs: QueuedProof[] = [];
+  /** Task ids of `proofs`, for the replay check at intake. */
+  private readonly queuedTasks = new Set<Hex>();
+  private shares: QueuedShare[] = [];
+  private verdicts: QueuedVerdict[] = [];
+  private announced: LocalMode | null = null;
+
+  /** The mode this node announces for its validator (recorded by the next block it makes if it differs). */
+  setLocalMode(validator: Address, mode: ComputeMode): void {
+    this.announced = { validator, mode };
+  }
+
+  get localMode(): LocalMode | null {
+    return this.announced;
+  }
+
+  queueRegistration(r: QueuedRegistration): void {
+    this.registrations = this.registrations.filter((x) => x.wallet !== r.wallet);
+    this.registrations.push(r);
+  }
+
+  queueProof(p: QueuedProof): void {
+    this.proofs.push(p);
+    this.queuedTasks.add(p.taskId);
+  }
+
+  queueShare(s: QueuedShare): void {
+    this.shares.push(s);
+  }
+
+  queueVerdict(v: QueuedVerdict): void {
+    if (!this.verdicts.some((x) => x.proofId === v.proofId)) this.verdicts.push(v);
+  }
+
+  hasVerdictQueued(proofId: Hex): boolean {
+    return this.verdicts.some((x) => x.proofId === proofId);
+  }
+
+  isProofQueued(taskId: Hex): boolean {
+    return this.queuedTasks.has(taskId);
+  }
+
+  isRegistrationQueued(wallet: Address): boolean {
+    return this.registrations.some((r) => r.wallet === wallet);
+  }
+
+  queueSizes(): { registrations: number; proofs: number; shares: number; verdicts: number } {
+    return { registrations: this.registrations.length, proofs: this.proofs.length, shares: this.shares.length, verdicts: this.verdicts.length };
+  }
+
+  /** Takes what one block applies; `restore` puts it back when the block fails. */
+  take(limits: QueueLimits): TakenQueues {
+    const take = <T>(q: T[], n: number): [T[], T[]] => [q.slice(0, n), q.slice(n)];
+    let registrations, proofs, shares;
+    [registrations, this.registrations] = take(this.registrations, limits.maxRegistrationsPerBlock);
+    [proofs, this.proofs] = take(this.proofs, limits.maxProofsPerBlock);
+    for (const p of proofs) this.queuedTasks.delete(p.taskId);
+    [shares, this.shares] = take(this.shares, limits.maxSharesPerBlock);
+    const verdicts = this.verdicts;
+    this.verdicts = [];
+    return { registrations, proofs, shares, verdicts };
+  }
+
+  restore(q: TakenQueues): void {
+    this.registrations = [...q.registrations, ...this.registrations];
+    this.proofs = [...q.proofs, ...this.proofs];
+    for (const p of q.proofs) this.queuedTasks.add(p.taskId);
+    this.shares = [...q.shares, ...this.shares];
+    this.verdicts = [...q.verdicts, ...this.verdicts];
+  }
+}
