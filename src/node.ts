@@ -12,6 +12,7 @@ import { PoolJournal, replayIntoPool } from './chain/pool-journal.js';
 import type { NodeServices } from './chain/services.js';
 import { resolveCoinbase } from './consensus/coinbase.js';
 import { SoloDriver } from './consensus/solo.js';
+import type { ConsensusDriver } from './consensus/driver.js';
 import { BlockProduction } from './consensus/production.js';
 import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
 import { createMetrics, registerProductionMetrics } from './metrics.js';
@@ -31,7 +32,7 @@ export interface RunningNode {
   genesis: GenesisSpec;
   mempool: Mempool;
   app: ChainApp;
-  driver: SoloDriver;
+  driver: ConsensusDriver;
   /** The address the solo driver seals blocks for. */
   coinbase: Buffer;
   /** Port the JSON-RPC server listens on (the actual one when 0 was asked for). */

@@ -157,10 +157,10 @@ describe('the relaying validator\'s spot-check penalty', () => {
     /** The next block's commit fails once (as on a full disk), after the modules applied it. */
     const failOnce = async () => {
       const chain = node.services.chain;
-      const produce = chain.produceBlock;
+      const commit = chain.commitBlock;
       let failures = 0;
-      chain.produceBlock = () => {
-        chain.produceBlock = produce;
+      chain.commitBlock = () => {
+        chain.commitBlock = commit;
         failures += 1;
         return Promise.reject(new Error('injected commit failure'));
       };

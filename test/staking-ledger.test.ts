@@ -601,13 +601,13 @@ describe('persistence', () => {
     assert.deepEqual(restored.dirtyRecords(), ledger.dirtyRecords());
   });
 
-  it('encodes keys with kind prefixes and values as JSON with decimal bigints', () => {
+  it('encodes keys with kind prefixes and values with the kernel codec (bigints tagged, keys sorted)', () => {
     const ledger = withValidator();
     const records = ledger.dirtyRecords();
     const keys = records.map((r) => r.key.toString('latin1').slice(0, 2));
     assert.deepEqual(keys, ['d/', 'v/']);
     assert.equal(records[0]!.key.length, 42);
-    assert.deepEqual(JSON.parse(records[0]!.value!.toString()), { shares: '10000000000000000000', rewardCheckpoint: '0', accrued: '0' });
+    assert.equal(records[0]!.value!.toString(), '{"accrued":{"$n":"0"},"rewardCheckpoint":{"$n":"0"},"shares":{"$n":"10000000000000000000"}}');
     assert.equal(ledger.dirtyRecords().length, 0);
   });
 

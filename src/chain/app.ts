@@ -4,14 +4,16 @@
 // atomic write of the block.
 import { parseTransaction, type Hex } from 'viem';
 import type { Logger } from 'pino';
-import type { BalanceMove, Chain, ProducedBlock, RejectedTx, SystemTxOutcome } from '../native/index.js';
+import type { Chain, DecodedTx, ProducedBlock, RejectedTx, SystemTxOutcome } from '../native/index.js';
 import { StakingLedger } from '../modules/staking/ledger.js';
 import { StakingModule } from '../modules/staking/module.js';
 import { epochOfHeight } from '../modules/staking/epoch.js';
 import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/module.js';
+import { announceComputeMode } from '../modules/compute/announce.js';
+import type { ComputeMode } from '../modules/compute/types.js';
 import { ModuleRegistry } from '../modules/kernel/registry.js';
 import { addressBuffer, toAddress, type BlockContext, type BlockInfo, type ModuleCall, type ModuleOutcome } from '../modules/kernel/module.js';
-import { compute as defaultComputeParams, system, type ComputeParams, type StakingParams } from '../params.js';
+import { chain as chainParams, compute as defaultComputeParams, system, type ComputeParams, type StakingParams } from '../params.js';
 import type { GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
 import type { PooledTx } from './services.js';
@@ -19,6 +21,8 @@ import type { PooledTx } from './services.js';
 /** Total supply after the head's mints and slashes, a kernel record kept in the staking account's storage. */
 const SUPPLY_KEY = Buffer.from('app/supply', 'utf8');
 const SUPPLY_OWNER = addressBuffer(system.stakingAddress);
+/** geth's MaximumExtraDataSize, as the native builder enforces it. */
+const MAX_EXTRA_DATA = 32;
 
 export type { ComputeBlockEvents } from '../modules/compute/module.js';
 
@@ -32,6 +36,21 @@ export interface BlockTemplate {
   /** Validators whose signatures the block carries (solo: the proposer alone). */
   signers: Buffer[];
 }
+
+/** A block proposal: the header fields its proposer chose and its transactions, in order. */
+export interface Proposal {
+  height: number;
+  /** Seconds. */
+  timestamp: number;
+  coinbase: Buffer;
+  extraData: Buffer;
+  /** Validators whose signatures the block carries (solo: the proposer alone). */
+  signers: Buffer[];
+  /** Raw signed transactions (EIP-2718 encodings). */
+  txs: Buffer[];
+}
+
+export type ProposalVerdict = { accept: true } | { accept: false; reason: string };
 
 export interface BuiltBlock {
   produced: ProducedBlock;
@@ -87,6 +106,10 @@ export class ChainApp {
   readonly modules: ModuleRegistry;
   /** Supply after the head's mints and slashes, before its base-fee burn (see supply()). */
   private supplyBeforeHeadBurn: bigint;
+  /** Transactions of the proposal being processed, decoded, by their raw bytes' buffer (the proposal's own). */
+  private readonly decoded = new Map<Buffer, DecodedTx>();
+  /** The block finalizeBlock sealed, waiting for commit(). */
+  private finalized: { hash: Buffer; refused: RejectedTx[]; supplyAfter: bigint; minted: bigint; burned: bigint; queuedMs: number } | null = null;
 
   /** The block being executed and committed, if any (see settled()). */
   private inFlight: Promise<void> | null = null;
@@ -114,6 +137,14 @@ export class ChainApp {
     // staking orders the penalties it found; staking's end decides the reward that compute's end pays miners.
     this.modules = new ModuleRegistry([staking, compute], { begin: ['compute', 'staking'], end: ['staking', 'compute'] });
     this.supplyBeforeHeadBurn = readSupply(chain, genesis.supply);
+  }
+
+  /** The compute mode this node announces in the blocks it proposes (recorded for its validator by the chain). */
+  private computeMode: ComputeMode | undefined;
+
+  /** Announce `mode` in the blocks this node proposes from now on. */
+  announceComputeMode(mode: ComputeMode): void {
+    this.computeMode = mode;
   }
 
   /** The compute events of the last block made (proofs accepted, spot-checks decided). */
@@ -151,10 +182,18 @@ export class ChainApp {
     while (this.inFlight) await this.inFlight;
   }
 
-  /** Builds, executes and commits the next block. */
+  /**
+   * Builds, executes and commits the next block: the four steps a consensus engine calls
+   * (CometBFT's ABCI 2.0: PrepareProposal, ProcessProposal, FinalizeBlock, Commit), in order.
+   */
   async produceBlock(t: BlockTemplate): Promise<BuiltBlock> {
-    // build() changes the modules synchronously up to its first await: nothing reads in between.
-    const run = this.build(t);
+    const run = (async () => {
+      const proposal = this.prepareProposal(t);
+      const verdict = await this.processProposal(proposal);
+      if (!verdict.accept) throw new Error(`the node refused its own proposal at height ${proposal.height}: ${verdict.reason}`);
+      await this.finalizeBlock(proposal);
+      return this.commit();
+    })();
     const done = run.then(
       () => undefined,
       () => undefined,
@@ -167,22 +206,78 @@ export class ChainApp {
     }
   }
 
-  private async build(t: BlockTemplate): Promise<BuiltBlock> {
-    const { chain, mempool, modules } = this;
+  /**
+   * PrepareProposal: the next block's transactions from the pool (by effective tip, each sender's
+   * nonces in order), module transactions first, and the header fields the proposer chooses.
+   */
+  prepareProposal(t: BlockTemplate): Proposal {
+    const parent = this.chain.head();
+    const picked = this.mempool.selectForBlock(this.chain.nextBaseFee(), t.maxTxs);
+    const { systemTxs, evmTxs } = partition(picked, (to) => this.modules.isModule(to));
+    const ordered = [...systemTxs, ...evmTxs];
+    for (const p of ordered) this.decoded.set(p.raw, p.tx);
+    return {
+      height: parent.number + 1,
+      timestamp: Math.max(t.timestamp, parent.timestamp + 1),
+      coinbase: t.coinbase,
+      extraData: announceComputeMode(t.extraData, this.computeMode),
+      signers: t.signers,
+      txs: ordered.map((p) => p.raw),
+    };
+  }
+
+  /**
+   * ProcessProposal: whether a proposal can be a block on the head: its height and time follow the
+   * parent, its header fields fit, and every transaction decodes with a valid signature. What
+   * depends on execution (nonces, balances, module outcomes) is decided by finalizeBlock, the same
+   * way on every node.
+   */
+  async processProposal(p: Proposal): Promise<ProposalVerdict> {
+    const parent = this.chain.head();
+    if (p.height !== parent.number + 1) return { accept: false, reason: `height ${p.height} does not follow the head ${parent.number}` };
+    if (!Number.isSafeInteger(p.timestamp) || p.timestamp <= parent.timestamp) {
+      return { accept: false, reason: `timestamp ${p.timestamp} is not after the parent's ${parent.timestamp}` };
+    }
+    if (p.coinbase.length !== 20) return { accept: false, reason: 'the coinbase is not 20 bytes' };
+    if (p.extraData.length > MAX_EXTRA_DATA) return { accept: false, reason: `extra data of ${p.extraData.length} bytes, limit ${MAX_EXTRA_DATA}` };
+    if (p.txs.length > chainParams.maxTxsPerBlock) return { accept: false, reason: `${p.txs.length} transactions, limit ${chainParams.maxTxsPerBlock}` };
+    const unknown = p.txs.filter((raw) => !this.decoded.has(raw));
+    if (unknown.length > 0) {
+      const outcomes = await this.chain.decodeTransactions(unknown);
+      for (const [i, o] of outcomes.entries()) {
+        if (!o.tx) return { accept: false, reason: `transaction ${i} of the proposal's undecoded ones does not decode: ${o.error ?? 'unknown error'}` };
+        this.decoded.set(unknown[i]!, o.tx);
+      }
+    }
+    return { accept: true };
+  }
+
+  /**
+   * FinalizeBlock: executes an accepted proposal on the head: the module hooks, the module
+   * transactions (decided by their module), the EVM transactions (natively), and seals the block;
+   * resolves with its hash and state root. Nothing is written until commit().
+   */
+  async finalizeBlock(p: Proposal): Promise<ProducedBlock> {
+    const { chain, modules } = this;
     const parent = chain.head();
+    if (p.height !== parent.number + 1) throw new Error(`finalizeBlock of height ${p.height} on the head ${parent.number}`);
     const baseFee = chain.nextBaseFee();
-    const height = parent.number + 1;
-    const ctx = this.callContext(height, Math.max(t.timestamp, parent.timestamp + 1));
-    const picked = mempool.selectForBlock(baseFee, t.maxTxs);
-    const { systemTxs, evmTxs } = partition(picked, (to) => modules.isModule(to));
+    const ctx = this.callContext(p.height, p.timestamp);
+    const txs = p.txs.map((raw): PooledTx => {
+      const tx = this.decoded.get(raw);
+      if (!tx) throw new Error('finalizeBlock of a proposal that was not processed: a transaction is not decoded');
+      return { raw, tx, receivedAt: 0 };
+    });
+    const { systemTxs, evmTxs } = partition(txs, (to) => modules.isModule(to));
     const supplyAtParent = this.supply();
     const block: BlockInfo = {
       ...ctx,
       epochLengthBlocks: this.params.epochLengthBlocks,
       parentHash: parent.hash,
-      proposer: toAddress(t.coinbase),
-      signers: t.signers.map(toAddress),
+      proposer: toAddress(p.coinbase),
+      signers: p.signers.map(toAddress),
       supplyAtParent,
+      extraData: p.extraData,
     };
 
     const outcomes: SystemTxOutcome[] = [];
@@ -194,58 +289,83 @@ export class ChainApp {
     let gasLeft = BigInt(parent.gasLimit);
     try {
       const begin = modules.beginBlock(block);
-      for (const p of systemTxs) {
-        const key = p.tx.from.toString('hex');
+      for (const tx of systemTxs) {
+        const key = tx.tx.from.toString('hex');
         if (stopped.has(key)) continue;
-        const balance = chain.getAccount(p.tx.from, parent.number).balance - (spent.get(key) ?? 0n);
-        const problem = precheck(p, balance, baseFee, gasLeft);
+        const balance = chain.getAccount(tx.tx.from, parent.number).balance - (spent.get(key) ?? 0n);
+        const problem = precheck(tx, balance, baseFee, gasLeft);
         if (problem !== null) {
-          refused.push({ hash: p.tx.hash, reason: problem });
+          refused.push({ hash: tx.tx.hash, reason: problem });
           stopped.add(key);
           continue;
         }
-        const data = Buffer.from((parseTransaction(`0x${p.raw.toString('hex')}` as Hex).data ?? '0x').slice(2), 'hex');
-        const call: ModuleCall = { from: toAddress(p.tx.from), value: p.tx.value, data, gasLimit: p.tx.gasLimit, intrinsicGas: p.tx.intrinsicGas };
-        const outcome = modules.get(p.tx.to)!.execute({ ...call, txHash: p.tx.hash }, ctx);
-        const price = effectivePrice(p, baseFee);
-        spent.set(key, (spent.get(key) ?? 0n) + outcome.gasUsed * price + (outcome.success ? p.tx.value : 0n));
+        const data = Buffer.from((parseTransaction(`0x${tx.raw.toString('hex')}` as Hex).data ?? '0x').slice(2), 'hex');
+        const call: ModuleCall = { from: toAddress(tx.tx.from), value: tx.tx.value, data, gasLimit: tx.tx.gasLimit, intrinsicGas: tx.tx.intrinsicGas };
+        const outcome = modules.get(tx.tx.to)!.execute({ ...call, txHash: tx.tx.hash }, ctx);
+        const price = effectivePrice(tx, baseFee);
+        spent.set(key, (spent.get(key) ?? 0n) + outcome.gasUsed * price + (outcome.success ? tx.tx.value : 0n));
         gasLeft -= outcome.gasUsed;
         outcomes.push({ index: included.length, success: outcome.success, gasUsed: outcome.gasUsed, logs: outcome.logs, moves: outcome.moves });
-        included.push(p);
+        included.push(tx);
       }
-      for (const p of evmTxs) if (!stopped.has(p.tx.from.toString('hex'))) included.push(p);
+      for (const tx of evmTxs) if (!stopped.has(tx.tx.from.toString('hex'))) included.push(tx);
 
       const end = modules.endBlock(block);
       const minted = begin.minted + end.minted;
       const burned = begin.burned + end.burned;
       const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + minted - burned;
       const appWrites = [...modules.takeWrites(), { module: SUPPLY_OWNER, key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') }];
-      const blockMoves: BalanceMove[] = [...begin.moves, ...end.moves];
-
-      const produced = await chain.produceBlock({
-        timestamp: ctx.now,
-        coinbase: t.coinbase,
-        extraData: t.extraData,
+      const produced = await chain.finalizeBlock({
+        timestamp: p.timestamp,
+        coinbase: p.coinbase,
+        extraData: p.extraData,
         gasLimit: parent.gasLimit,
-        txs: included.map((p) => p.raw),
-        senders: included.map((p) => p.tx.from),
+        txs: included.map((tx) => tx.raw),
+        senders: included.map((tx) => tx.tx.from),
         appWrites,
         system: outcomes,
-        blockMoves,
+        blockMoves: [...begin.moves, ...end.moves],
       });
-      this.supplyBeforeHeadBurn = supplyAfter;
-      modules.committed();
-      const result = { ...produced, rejected: [...produced.rejected, ...refused] };
-      mempool.onBlock(result);
-      return { produced: result, minted, burned };
+      this.finalized = { hash: produced.head.hash, refused, supplyAfter, minted, burned, queuedMs: produced.timings.queuedMs };
+      return produced;
     } catch (err) {
-      // Nothing was committed: every module forgets what it applied for this block.
-      modules.reload(chain);
-      modules.takeWrites();
-      // The driver logs the stall once; a retried block (a full disk) must not log every attempt.
-      this.log.debug({ err }, 'block production failed; module state reloaded from the last commit');
+      this.abandon(err);
       throw err;
     }
+  }
+
+  /** Commit: writes the finalized block in one batch; the modules and the pool move to it. */
+  async commit(): Promise<BuiltBlock> {
+    const finalized = this.finalized;
+    if (!finalized) throw new Error('commit without a finalized block');
+    this.finalized = null;
+    try {
+      const committed = await this.chain.commitBlock(finalized.hash);
+      const produced: ProducedBlock = {
+        ...committed,
+        rejected: [...committed.rejected, ...finalized.refused],
+        timings: { ...committed.timings, queuedMs: finalized.queuedMs + committed.timings.queuedMs },
+      };
+      this.supplyBeforeHeadBurn = finalized.supplyAfter;
+      this.modules.committed();
+      this.decoded.clear();
+      this.mempool.onBlock(produced);
+      return { produced, minted: finalized.minted, burned: finalized.burned };
+    } catch (err) {
+      this.abandon(err);
+      throw err;
+    }
+  }
+
+  /** A block that will not be written: every module forgets what it applied for it. */
+  private abandon(err: unknown): void {
+    this.finalized = null;
+    this.decoded.clear();
+    this.chain.discardFinalized();
+    this.modules.reload(this.chain);
+    this.modules.takeWrites();
+    // The driver logs the stall once; a retried block (a full disk) must not log every attempt.
+    this.log.debug({ err }, 'block production failed; module state reloaded from the last commit');
   }
 }
 

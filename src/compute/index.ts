@@ -60,7 +60,7 @@ export class NodeCompute {
     const mode = resolved.mode === 'pow' && o.powThreads === 0 ? 'none' : resolved.mode;
     const reason = mode === 'none' ? `${resolved.reason}, with --pow-threads 0: no search, no compute contribution` : resolved.reason;
     log.info({ mode, setting: o.setting, reason }, 'compute mode');
-    compute.setLocalMode(o.validator, mode);
+    o.app.announceComputeMode(mode);
     const head = () => {
       const h = o.chain.head();
       return { number: h.number, timestamp: h.timestamp, epoch: epochOfHeight(h.number + 1, staking.params) };

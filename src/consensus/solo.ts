@@ -1,4 +1,5 @@
-// The solo consensus driver: one in-process validator that seals a block every slot, empty or not.
+// The solo consensus driver: one in-process validator that seals a block every slot, empty or not,
+// calling the app's four block steps (prepare, process, finalize, commit) in order.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { BlockTimings, ProducedBlock } from '../native/index.js';
@@ -7,6 +8,7 @@ import type { NodeEvents } from '../chain/services.js';
 import type { NodeMetrics } from '../metrics.js';
 import { chain as chainParams, CLIENT_NAME } from '../params.js';
 import { BlockProduction } from './production.js';
+import type { ConsensusDriver } from './driver.js';
 
 export interface SoloDriverOptions {
   /** The state machine that builds and commits blocks. */
@@ -39,7 +41,8 @@ export class DriverStoppedError extends Error {
  * slot, the next one starts right after it. A failed block (a full disk) is retried with backoff
  * (params.productionRetryMs) until one commits; the stall and its end are logged once each.
  */
-export class SoloDriver {
+export class SoloDriver implements ConsensusDriver {
+  readonly kind = 'solo' as const;
   private readonly opts: Required<SoloDriverOptions>;
   private readonly log: Logger;
   /** Block production's health, read by /health, readiness, svc_getNodeInfo and /metrics. */

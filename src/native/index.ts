@@ -93,6 +93,15 @@ export interface ProduceBlockRequest {
   blockMoves?: BalanceMove[];
 }
 
+/** What a stored block was made from, for replays. */
+export interface BlockInputs {
+  head: HeadInfo;
+  coinbase: Buffer;
+  extraData: Buffer;
+  /** EIP-2718 encodings, in block order. */
+  txs: Buffer[];
+}
+
 /** One record of a system module written by a block: the slot keccak256(key) of the module's account holds keccak256(value). */
 export interface RecordWrite {
   /** The module's address, 20 bytes. */
@@ -233,6 +242,14 @@ export interface Chain {
   pendingTransactionJson(raw: Buffer, from: Buffer): Record<string, unknown>;
   /** Execute the transactions on the head state, seal the block and commit it in one atomic write. Runs off the main thread. */
   produceBlock(req: ProduceBlockRequest): Promise<ProducedBlock>;
+  /** ABCI's FinalizeBlock: execute and seal the next block without writing it (its hash and state root are in the result); off the main thread. */
+  finalizeBlock(req: ProduceBlockRequest): Promise<ProducedBlock>;
+  /** ABCI's Commit: write the finalized block with this hash in one atomic batch; refused for any other hash or when none is finalized. */
+  commitBlock(hash: Buffer): Promise<ProducedBlock>;
+  /** Drop the finalized block, if any. */
+  discardFinalized(): void;
+  /** The header of stored block `number` and what its proposer chose (coinbase, extra data, transactions); null beyond the head. */
+  getBlockInputs(number: number): BlockInputs | null;
   blockNumberByHash(hash: Buffer): number | null;
   getBlock(sel: BlockSelector, fullTransactions: boolean): Record<string, unknown> | null;
   getBlockTransactionCount(sel: BlockSelector): number | null;

@@ -142,8 +142,30 @@ pub(crate) fn tx_env(tx: &SignedTransaction, sender: Address) -> TxEnv {
     }
 }
 
+/// A block executed and sealed on the head but not yet written: what ABCI's FinalizeBlock
+/// returns (its root and hash) and Commit writes in one batch.
+#[derive(Debug)]
+pub struct FinalizedBlock {
+    pub(crate) commit: BlockCommit,
+    pub produced: ProducedBlock,
+}
+
 /// Execute `req` on the head of `store` and commit the sealed block.
 pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> Result<ProducedBlock, ChainError> {
+    commit_block(store, finalize_block(store, chain_id, req)?)
+}
+
+/// Writes a finalized block in one batch; refused when the head moved since it was executed.
+pub(crate) fn commit_block(store: &Store, finalized: FinalizedBlock) -> Result<ProducedBlock, ChainError> {
+    let started = Instant::now();
+    let FinalizedBlock { commit, mut produced } = finalized;
+    store.commit(commit)?;
+    produced.timings.commit = started.elapsed();
+    Ok(produced)
+}
+
+/// Execute `req` on the head of `store`: the sealed block and everything its write holds.
+pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) -> Result<FinalizedBlock, ChainError> {
     if req.senders.len() != req.txs.len() {
         return Err(ChainError::Invalid(format!(
             "{} senders given for {} transactions",
@@ -289,14 +311,15 @@ pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> 
         app_writes: req.app_writes.into_iter().map(|w| (w.key, w.value)).collect(),
         explorer_writes,
     };
-    store.commit(commit)?;
-    let committed = Instant::now();
-    Ok(ProducedBlock {
-        block: StoredBlock { hash, header },
-        included: tx_hashes,
-        rejected,
-        deferred,
-        timings: BlockTimings { execute: executed - started, state_root: rooted - executed, commit: committed - rooted },
+    Ok(FinalizedBlock {
+        commit,
+        produced: ProducedBlock {
+            block: StoredBlock { hash, header },
+            included: tx_hashes,
+            rejected,
+            deferred,
+            timings: BlockTimings { execute: executed - started, state_root: rooted - executed, commit: Duration::ZERO },
+        },
     })
 }
 

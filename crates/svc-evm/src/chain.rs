@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use svc_primitives::TrieAccount;
 use svc_store::{ReadView, StateAt, Store, StoredBlock};
 
-use crate::block::{produce_block, BlockRequest, ProducedBlock};
+use crate::block::{commit_block, finalize_block, produce_block, BlockRequest, FinalizedBlock, ProducedBlock};
 use crate::call::{self, CallOutcome, CallRequest, EstimateOutcome};
 use crate::errors::ChainError;
 use crate::genesis::{build_genesis, GenesisSpec};
@@ -35,6 +35,8 @@ pub struct Chain {
     config: ChainConfig,
     /// Block production is sequential: one block on top of the head at a time.
     producing: Mutex<()>,
+    /// The block finalized and waiting for its commit (at most one, as in ABCI).
+    finalized: Mutex<Option<FinalizedBlock>>,
 }
 
 impl Chain {
@@ -64,7 +66,7 @@ impl Chain {
             }
             Some(_) => {}
         }
-        let chain = Self { store, chain_id: genesis.chain_id, config, producing: Mutex::new(()) };
+        let chain = Self { store, chain_id: genesis.chain_id, config, producing: Mutex::new(()), finalized: Mutex::new(None) };
         // A new database indexes its genesis block; an older one is brought up to date by index_stored_block.
         chain.index_stored_block(0)?;
         Ok(chain)
@@ -134,6 +136,37 @@ impl Chain {
     pub fn produce_block(&self, req: BlockRequest) -> Result<ProducedBlock, ChainError> {
         let _guard = self.producing.lock();
         produce_block(&self.store, self.chain_id, req)
+    }
+
+    /// Execute and seal the next block without writing it (ABCI's FinalizeBlock): the result
+    /// carries its hash and state root; `commit_block` writes it. A block finalized earlier and
+    /// not committed is dropped.
+    pub fn finalize_block(&self, req: BlockRequest) -> Result<ProducedBlock, ChainError> {
+        let _guard = self.producing.lock();
+        self.finalized.lock().take();
+        let finalized = finalize_block(&self.store, self.chain_id, req)?;
+        let produced = finalized.produced.clone();
+        *self.finalized.lock() = Some(finalized);
+        Ok(produced)
+    }
+
+    /// Writes the finalized block with this hash in one batch (ABCI's Commit).
+    pub fn commit_block(&self, hash: B256) -> Result<ProducedBlock, ChainError> {
+        let _guard = self.producing.lock();
+        let mut slot = self.finalized.lock();
+        match slot.as_ref() {
+            Some(f) if f.produced.block.hash == hash => {}
+            Some(f) => return Err(ChainError::Invalid(format!("block {hash} is not the finalized block ({})", f.produced.block.hash))),
+            None => return Err(ChainError::Invalid(format!("block {hash} was not finalized"))),
+        }
+        let finalized = slot.take().expect("checked above");
+        drop(slot);
+        commit_block(&self.store, finalized)
+    }
+
+    /// Drops the finalized block, if any (a proposal that will not be committed).
+    pub fn discard_finalized(&self) {
+        self.finalized.lock().take();
     }
 
     /// The state after block `number` within `view`, refusing blocks beyond the head or outside

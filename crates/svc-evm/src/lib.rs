@@ -8,7 +8,7 @@ pub mod errors;
 pub mod genesis;
 mod index;
 
-pub use block::{BalanceMove, BlockRequest, BlockTimings, ProducedBlock, RecordWrite, SystemOutcome};
+pub use block::{BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, SystemOutcome};
 pub use call::{CallOutcome, CallRequest, CallStatus, EstimateOutcome};
 pub use chain::{Chain, ChainConfig};
 pub use errors::ChainError;

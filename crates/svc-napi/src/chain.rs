@@ -222,24 +222,7 @@ impl Chain {
     #[napi(ts_return_type = "Promise<ProducedBlock>")]
     pub fn produce_block<'env>(&self, env: &'env Env, req: ProduceBlockRequest) -> napi::Result<Object<'env>> {
         guarded(|| {
-            let senders = req.senders.iter().map(|s| to_address(s, "sender")).collect::<napi::Result<Vec<_>>>()?;
-            let app_writes = req
-                .app_writes
-                .unwrap_or_default()
-                .into_iter()
-                .map(|w| Ok(RecordWrite { module: to_address(&w.module, "module")?, key: w.key.to_vec(), value: w.value.map(|v| v.to_vec()) }))
-                .collect::<napi::Result<Vec<_>>>()?;
-            let request = BlockRequest {
-                timestamp: to_count(req.timestamp, "timestamp")?,
-                coinbase: to_address(&req.coinbase, "coinbase")?,
-                extra_data: Bytes::from(req.extra_data.to_vec()),
-                gas_limit: to_count(req.gas_limit, "gasLimit")?,
-                txs: req.txs.iter().map(|t| Bytes::from(t.to_vec())).collect(),
-                senders,
-                app_writes,
-                system: req.system.unwrap_or_default().into_iter().map(system_outcome).collect::<napi::Result<Vec<_>>>()?,
-                block_moves: req.block_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
-            };
+            let request = block_request(req)?;
             let chain = self.chain()?.clone();
             let submitted = std::time::Instant::now();
             on_lane(
@@ -251,6 +234,71 @@ impl Chain {
                 },
                 |(out, queued)| Ok(produced_block(&out, queued)),
             )
+        })
+    }
+
+    /// ABCI's FinalizeBlock: execute and seal the next block on the block lane without writing
+    /// it; the result carries its hash and state root. `commitBlock(hash)` writes it.
+    #[napi(ts_return_type = "Promise<ProducedBlock>")]
+    pub fn finalize_block<'env>(&self, env: &'env Env, req: ProduceBlockRequest) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let request = block_request(req)?;
+            let chain = self.chain()?.clone();
+            let submitted = std::time::Instant::now();
+            on_lane(
+                env,
+                &svc_lanes::lanes().block,
+                move || {
+                    let queued = submitted.elapsed();
+                    chain.finalize_block(request).map(|out| (out, queued)).map_err(js_error)
+                },
+                |(out, queued)| Ok(produced_block(&out, queued)),
+            )
+        })
+    }
+
+    /// ABCI's Commit: writes the finalized block with this hash in one batch, on the block lane.
+    #[napi(ts_return_type = "Promise<ProducedBlock>")]
+    pub fn commit_block<'env>(&self, env: &'env Env, hash: Buffer) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let hash = to_b256(&hash, "block hash")?;
+            let chain = self.chain()?.clone();
+            let submitted = std::time::Instant::now();
+            on_lane(
+                env,
+                &svc_lanes::lanes().block,
+                move || {
+                    let queued = submitted.elapsed();
+                    chain.commit_block(hash).map(|out| (out, queued)).map_err(js_error)
+                },
+                |(out, queued)| Ok(produced_block(&out, queued)),
+            )
+        })
+    }
+
+    /// Drops a finalized block that will not be committed.
+    #[napi]
+    pub fn discard_finalized(&self) -> napi::Result<()> {
+        guarded(|| {
+            self.chain()?.discard_finalized();
+            Ok(())
+        })
+    }
+
+    /// The header and inputs of stored block `number` (null beyond the head), for replays.
+    #[napi]
+    pub fn get_block_inputs(&self, number: i64) -> napi::Result<Option<BlockInputs>> {
+        guarded(|| {
+            let view = self.view()?;
+            let number = to_count(number, "block number")?;
+            let Some(block) = view.block(number).map_err(js_error)? else { return Ok(None) };
+            let body = view.body(number).map_err(js_error)?.ok_or_else(|| js_error(format!("the body of block {number} is missing")))?;
+            Ok(Some(BlockInputs {
+                head: head_info(&block),
+                coinbase: buffer(block.header.beneficiary.as_slice()),
+                extra_data: buffer(&block.header.extra_data),
+                txs: body.txs.iter().map(|t| buffer(t)).collect(),
+            }))
         })
     }
 
@@ -521,6 +569,28 @@ impl Chain {
     pub fn close(&mut self) {
         self.inner = None;
     }
+}
+
+/// The native block request from the one JavaScript gives.
+fn block_request(req: ProduceBlockRequest) -> napi::Result<BlockRequest> {
+    let senders = req.senders.iter().map(|s| to_address(s, "sender")).collect::<napi::Result<Vec<_>>>()?;
+    let app_writes = req
+        .app_writes
+        .unwrap_or_default()
+        .into_iter()
+        .map(|w| Ok(RecordWrite { module: to_address(&w.module, "module")?, key: w.key.to_vec(), value: w.value.map(|v| v.to_vec()) }))
+        .collect::<napi::Result<Vec<_>>>()?;
+    Ok(BlockRequest {
+        timestamp: to_count(req.timestamp, "timestamp")?,
+        coinbase: to_address(&req.coinbase, "coinbase")?,
+        extra_data: Bytes::from(req.extra_data.to_vec()),
+        gas_limit: to_count(req.gas_limit, "gasLimit")?,
+        txs: req.txs.iter().map(|t| Bytes::from(t.to_vec())).collect(),
+        senders,
+        app_writes,
+        system: req.system.unwrap_or_default().into_iter().map(system_outcome).collect::<napi::Result<Vec<_>>>()?,
+        block_moves: req.block_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
+    })
 }
 
 fn produced_block(out: &svc_evm::ProducedBlock, queued: std::time::Duration) -> ProducedBlock {

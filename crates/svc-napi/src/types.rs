@@ -48,6 +48,17 @@ pub struct HeadInfo {
     pub state_root: Buffer,
 }
 
+/// What a stored block was made from: its header and the inputs its proposer chose (header
+/// fields and transactions); a replay executes these on the parent state and compares roots.
+#[napi(object)]
+pub struct BlockInputs {
+    pub head: HeadInfo,
+    pub coinbase: Buffer,
+    pub extra_data: Buffer,
+    /// EIP-2718 encodings, in block order.
+    pub txs: Vec<Buffer>,
+}
+
 #[napi(object, use_nullable = true)]
 pub struct DecodedTx {
     pub hash: Buffer,

@@ -7,10 +7,10 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { core, type BalanceMove } from '../../native/index.js';
 import { system, type ComputeParams } from '../../params.js';
 import { assignTasks, type ModelTiers } from './assign.js';
-import type { LocalMode, QueuedShare, TakenQueues } from './queues.js';
+import type { QueuedShare, TakenQueues } from './queues.js';
 import { splitByFlops, splitTaskFee } from './rewards.js';
 import type { ComputeStore } from './store.js';
-import { windowAdd, type Address, type PenaltyDue, type PowWindowEntry, type ProofRecord, type TaskRecord } from './types.js';
+import { windowAdd, type Address, type ComputeMode, type PenaltyDue, type PowWindowEntry, type ProofRecord, type TaskRecord } from './types.js';
 import type { ComputeViews } from './views.js';
 import { hexOf, type Hex } from './wire.js';
 
@@ -222,19 +222,19 @@ export class ComputeHooks {
   /**
    * End of a block: the node's mode announcement, registrations, spot-check verdicts, proofs (the
    * miners' share of this block's reward, plus what earlier blocks left, split by FLOPs among the
-   * proofs accepted here) and proof-of-work shares. `localMode` is the mode the node announces for
-   * its validator, recorded when that validator proposes the block.
+   * proofs accepted here) and proof-of-work shares. `announced` is the compute mode the proposer
+   * announced in the block's extra data, recorded for it when it differs.
    */
-  closeBlock(ctx: ComputeBlockContext, q: TakenQueues, minersShare: bigint, proposer: Address, localMode: LocalMode | null): ComputeBlockEnd {
+  closeBlock(ctx: ComputeBlockContext, q: TakenQueues, minersShare: bigint, proposer: Address, announced: ComputeMode | undefined): ComputeBlockEnd {
     const g = this.store.global;
     const moves: BalanceMove[] = [];
     /** By the validator each failed proof came through (spec: "validator is penalized with a 5% stake slash and a 6-hour jail"). */
     const penalties = new Map<Address, PenaltyDue>();
 
-    if (localMode && localMode.validator === proposer) {
+    if (announced !== undefined) {
       const v = this.store.validatorRecord(proposer);
-      if (v.mode !== localMode.mode) {
-        v.mode = localMode.mode;
+      if (v.mode !== announced) {
+        v.mode = announced;
         v.modeSince = ctx.height;
         this.store.saveValidator(v);
       }

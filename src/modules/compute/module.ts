@@ -26,11 +26,11 @@ import type { ModelTiers } from './assign.js';
 import { ComputeHooks } from './hooks.js';
 import { ComputeQueues, emptyTaken, type QueuedProof, type QueuedRegistration, type QueuedShare, type QueuedVerdict, type TakenQueues } from './queues.js';
 import { ComputeStore } from './store.js';
+import { announcedComputeMode } from './announce.js';
 import {
   newPublicTask,
   type Address,
   type ComputeGlobal,
-  type ComputeMode,
   type MinerRecord,
   type PenaltyDue,
   type ProofRecord,
@@ -139,7 +139,7 @@ export class ComputeModule implements SystemModule {
   endBlock(block: BlockInfo): HookResult {
     const taken = this.taken ?? emptyTaken();
     const share = this.staking?.minersShare(block.height) ?? 0n;
-    const end = this.hooks.closeBlock(block, taken, share, block.proposer, this.queues.localMode);
+    const end = this.hooks.closeBlock(block, taken, share, block.proposer, announcedComputeMode(block.extraData));
     this.building = { height: block.height, accepted: end.accepted, decided: end.decided };
     return { moves: end.moves, minted: end.minted, burned: 0n };
   }
@@ -265,11 +265,6 @@ export class ComputeModule implements SystemModule {
   }
 
   // ---- the node's queues ----
-
-  /** The mode this node announces for its validator (recorded by the next block it makes if it differs). */
-  setLocalMode(validator: Address, mode: ComputeMode): void {
-    this.queues.setLocalMode(validator, mode);
-  }
 
   queueRegistration(r: QueuedRegistration): void {
     this.queues.queueRegistration(r);

@@ -3,7 +3,7 @@
 // the compute mode the node announces for its validator. A block takes its share and gives it back
 // if it fails.
 import type { ComputeParams } from '../../params.js';
-import type { Address, ComputeMode, ProofRecord, SpotCheckResult } from './types.js';
+import type { Address, ProofRecord, SpotCheckResult } from './types.js';
 import type { GpuTierName, Hex } from './wire.js';
 
 /** A registration verified by the node (both signatures), waiting for a block. */
@@ -40,12 +40,6 @@ export interface TakenQueues {
   verdicts: QueuedVerdict[];
 }
 
-/** The mode a node announces for its validator. */
-export interface LocalMode {
-  validator: Address;
-  mode: ComputeMode;
-}
-
 export const emptyTaken = (): TakenQueues => ({ registrations: [], proofs: [], shares: [], verdicts: [] });
 
 /** The per-block limits the queues are taken with. */
@@ -58,16 +52,6 @@ export class ComputeQueues {
   private readonly queuedTasks = new Set<Hex>();
   private shares: QueuedShare[] = [];
   private verdicts: QueuedVerdict[] = [];
-  private announced: LocalMode | null = null;
-
-  /** The mode this node announces for its validator (recorded by the next block it makes if it differs). */
-  setLocalMode(validator: Address, mode: ComputeMode): void {
-    this.announced = { validator, mode };
-  }
-
-  get localMode(): LocalMode | null {
-    return this.announced;
-  }
 
   queueRegistration(r: QueuedRegistration): void {
     this.registrations = this.registrations.filter((x) => x.wallet !== r.wallet);

@@ -50,6 +50,8 @@ export interface BlockInfo extends BlockContext {
   signers: readonly Address[];
   /** Total supply at the parent, before this block's mints and burns. */
   supplyAtParent: bigint;
+  /** The header's extra data, as the proposer chose it (modules read what they announce in it). */
+  extraData: Buffer;
 }
 
 /** What a module decided for one call. */

@@ -1,7 +1,10 @@
 // The one record codec of module state, and the records a module changed in the block being built.
 //
-// A record's value is canonical JSON: object keys in code-unit order at every depth, integers as
-// JSON numbers (safe integers only), bigints as {"$n":"<decimal>"}, no undefined, NaN or Infinity.
+// A record's value is canonical JSON: object keys in code-unit order at every depth, bigints as
+// {"$n":"<decimal>"}, numbers as ECMAScript prints them (the shortest string that reads back as the
+// same double, so one value has one text); integers beyond 2^53 (which would lose digits), NaN,
+// Infinity and binary values are refused. Consensus arithmetic is on integers and bigints; a
+// fraction appears only as a reported measurement (a spot-check's cosine).
 // The same value therefore always gives the same bytes, whatever order its fields were assigned in
 // or whether it was read back from disk: the state root commits to keccak256 of these bytes (the
 // slot keccak256(key) of the module's account), so two nodes holding equal records have equal roots.
@@ -18,7 +21,8 @@ function canonical(value: unknown, path: string): unknown {
     case 'bigint':
       return { $n: value.toString() };
     case 'number':
-      if (!Number.isSafeInteger(value)) throw new RecordCodecError(`${path}: ${value} is not a safe integer (consensus records hold integers only)`);
+      if (!Number.isFinite(value)) throw new RecordCodecError(`${path}: ${value} cannot be stored`);
+      if (Number.isInteger(value) && !Number.isSafeInteger(value)) throw new RecordCodecError(`${path}: ${value} is beyond 2^53: store it as a bigint`);
       return value;
     case 'string':
     case 'boolean':
