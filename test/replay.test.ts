@@ -14,7 +14,8 @@ import { devGenesis, devGenesisValidators, type NetworkGenesis } from '../src/ch
 import { createNodeEvents } from '../src/chain/events.js';
 import { Mempool } from '../src/chain/mempool.js';
 import { replayChain, ReplayMismatchError } from '../src/chain/replay.js';
-import { compute as computeParams, rpc as rpcParams, staking as stakingParams, system, CLIENT_NAME } from '../src/params.js';
+import { compute as computeParams, rpc as rpcParams, staking as stakingParams, system, CLIENT_NAME, type ComputeParams } from '../src/params.js';
+import { shareTarget } from '../src/modules/compute/hooks.js';
 import { STAKING_ABI } from '../src/modules/staking/module.js';
 import { COMPUTE_ABI } from '../src/modules/compute/module.js';
 import { DEV_CHAIN_ID, devPrivateKeys } from './support/dev-accounts.js';
@@ -27,13 +28,15 @@ const keys = devPrivateKeys(8);
 const accounts = keys.map((k) => privateKeyToAccount(k));
 const proposer = devGenesisValidators()[0]!.operator;
 const log = pino({ level: 'silent' });
+/** Compute parameters with a share target the test's searches meet at once. */
+const params: ComputeParams = { ...computeParams, shareDifficulty: 1024n };
 
 /** A devnet chain in a fresh data dir, its blocks made by the app's four steps with fixed times. */
 class Source {
   readonly dir = mkdtempSync(path.join(os.tmpdir(), 'svc-replay-src-'));
   readonly chain: Chain = core.Chain.open(this.dir, genesis.spec, { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
   readonly mempool = new Mempool({ chain: this.chain, chainId: DEV_CHAIN_ID, events: createNodeEvents() });
-  readonly app = new ChainApp(this.chain, this.mempool, stakingParams, appGenesis(genesis), log);
+  readonly app = new ChainApp(this.chain, this.mempool, stakingParams, appGenesis(genesis), log, params);
   private readonly nonces = new Map<string, number>();
   readonly roots: Hex[] = [];
 
@@ -69,7 +72,7 @@ describe('svc-node replay', () => {
     for (const c of cleanup) c();
   });
 
-  it('rebuilds 320 blocks of transfers, staking, compute tasks, rewards, liveness, jailing and epochs with identical roots at every height', async () => {
+  it('rebuilds 320 blocks of transfers, staking, compute tasks, pow shares, miner registrations, rewards, liveness, jailing and epochs with identical roots at every height', async () => {
     const src = new Source();
     cleanup.push(() => src.close());
     const [, , alice, bob, carol, dave, validator2] = accounts;
@@ -94,6 +97,24 @@ describe('svc-node replay', () => {
       if (h > 200 && h % 20 === 0) await src.call(validator2!, system.stakingAddress, STAKING_ABI, 'unjail', []);
       // Compute: public tasks paid by transactions, assigned at epoch starts and expired with refunds.
       if (h % 25 === 5) await src.call(bob!, system.computeAddress, COMPUTE_ABI, 'submitTask', ['svc-embed-small@v1.0', `input ${h}`], computeParams.publicTaskMinFee);
+      // System messages: proof-of-work shares on the head (one queued twice: the block refuses the
+      // duplicate), miner registrations (an old sequence refused), a verdict for no pending check.
+      if (h % 7 === 0) {
+        const head = src.chain.head().hash;
+        const prefix = Buffer.concat([head, proposer]);
+        const found = await core.powSearchAll(prefix, BigInt(h) << 20n, 1n << 16n, shareTarget(params.shareDifficulty), 2, 1);
+        for (const nonce of found.nonces) {
+          const share = { validator: genesisValidator, blockHash: `0x${head.toString('hex')}` as Hex, nonce, hash: `0x${core.powHash(prefix, nonce).toString('hex')}` as Hex };
+          src.app.compute.queueShare(share);
+          if (h % 14 === 0) src.app.compute.queueShare(share);
+        }
+      }
+      if (h % 40 === 10) {
+        const wallet = `0x${(h + 0x1000).toString(16).padStart(40, '0')}` as Hex;
+        src.app.compute.queueRegistration({ wallet, publicKey: `0x${'ab'.repeat(32)}`, tier: 'Cold', models: ['svc-embed-small@v1.0'], sequence: h });
+        if (h > 100) src.app.compute.queueRegistration({ wallet: `0x${(0x1000 + 10).toString(16).padStart(40, '0')}`, publicKey: `0x${'cd'.repeat(32)}`, tier: 'Cold', models: [], sequence: 1 });
+      }
+      if (h === 150) src.app.compute.queueVerdict({ proofId: `0x${'11'.repeat(32)}`, passed: false, result: { cosinePpm: 0, maxAbsDiff: 127, hashMatches: false } });
       await src.block();
     }
     const v = src.app.staking.state.validator(v2);
@@ -101,6 +122,8 @@ describe('svc-node replay', () => {
     assert.ok(src.app.staking.state.currentEpoch >= 30, 'epochs closed');
     assert.ok(src.app.compute.counters.tasksExpired + src.app.compute.openTasks().length > 0, 'public tasks entered');
     assert.equal(src.app.compute.validatorCompute(genesisValidator)?.mode, 'pow', 'the announced mode is recorded');
+    assert.ok(src.app.compute.hashrate(genesisValidator) > 0n, 'shares were accepted');
+    assert.equal(src.app.compute.minerList().length, 8, 'miners registered');
     src.chain.close();
 
     const to = target();
@@ -111,6 +134,7 @@ describe('svc-node replay', () => {
       to,
       genesis,
       chainId: DEV_CHAIN_ID,
+      computeParams: params,
       log,
       onBlock: (height, root) => (replayed[height] = `0x${root.toString('hex')}`),
     });

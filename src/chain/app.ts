@@ -4,7 +4,7 @@
 // atomic write of the block.
 import { parseTransaction, type Hex } from 'viem';
 import type { Logger } from 'pino';
-import type { Chain, DecodedTx, ProducedBlock, RejectedTx, SystemTxOutcome } from '../native/index.js';
+import type { Chain, DecodedTx, ProducedBlock, RecordWrite, RejectedTx, SystemTxOutcome } from '../native/index.js';
 import { StakingLedger } from '../modules/staking/ledger.js';
 import { StakingModule } from '../modules/staking/module.js';
 import { epochOfHeight } from '../modules/staking/epoch.js';
@@ -12,15 +12,19 @@ import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/modul
 import { announceComputeMode } from '../modules/compute/announce.js';
 import type { ComputeMode } from '../modules/compute/types.js';
 import { ModuleRegistry } from '../modules/kernel/registry.js';
+import { messagesDigest } from '../modules/kernel/messages.js';
 import { addressBuffer, toAddress, type BlockContext, type BlockInfo, type ModuleCall, type ModuleOutcome } from '../modules/kernel/module.js';
 import { chain as chainParams, compute as defaultComputeParams, system, type ComputeParams, type StakingParams } from '../params.js';
 import type { GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
 import type { PooledTx } from './services.js';
 
-/** Total supply after the head's mints and slashes, a kernel record kept in the staking account's storage. */
+/** The kernel's own records live in the staking account's storage. */
+const KERNEL_OWNER = addressBuffer(system.stakingAddress);
+/** Total supply after the head's mints and slashes. */
 const SUPPLY_KEY = Buffer.from('app/supply', 'utf8');
-const SUPPLY_OWNER = addressBuffer(system.stakingAddress);
+/** The digest of the block's system messages (absent when it carries none), so the state root commits to them. */
+const MESSAGES_KEY = Buffer.from('app/messages', 'utf8');
 /** geth's MaximumExtraDataSize, as the native builder enforces it. */
 const MAX_EXTRA_DATA = 32;
 
@@ -48,6 +52,8 @@ export interface Proposal {
   signers: Buffer[];
   /** Raw signed transactions (EIP-2718 encodings). */
   txs: Buffer[];
+  /** System messages for the modules (src/modules/kernel/messages.ts), in block order. */
+  messages: Buffer[];
 }
 
 export type ProposalVerdict = { accept: true } | { accept: false; reason: string };
@@ -190,7 +196,11 @@ export class ChainApp {
     const run = (async () => {
       const proposal = this.prepareProposal(t);
       const verdict = await this.processProposal(proposal);
-      if (!verdict.accept) throw new Error(`the node refused its own proposal at height ${proposal.height}: ${verdict.reason}`);
+      if (!verdict.accept) {
+        const err = new Error(`the node refused its own proposal at height ${proposal.height}: ${verdict.reason}`);
+        this.abandon(err);
+        throw err;
+      }
       await this.finalizeBlock(proposal);
       return this.commit();
     })();
@@ -223,6 +233,7 @@ export class ChainApp {
       extraData: announceComputeMode(t.extraData, this.computeMode),
       signers: t.signers,
       txs: ordered.map((p) => p.raw),
+      messages: this.modules.proposeMessages(),
     };
   }
 
@@ -241,6 +252,8 @@ export class ChainApp {
     if (p.coinbase.length !== 20) return { accept: false, reason: 'the coinbase is not 20 bytes' };
     if (p.extraData.length > MAX_EXTRA_DATA) return { accept: false, reason: `extra data of ${p.extraData.length} bytes, limit ${MAX_EXTRA_DATA}` };
     if (p.txs.length > chainParams.maxTxsPerBlock) return { accept: false, reason: `${p.txs.length} transactions, limit ${chainParams.maxTxsPerBlock}` };
+    const messages = this.modules.checkMessages(p.messages);
+    if (messages !== null) return { accept: false, reason: `messages: ${messages}` };
     const unknown = p.txs.filter((raw) => !this.decoded.has(raw));
     if (unknown.length > 0) {
       const outcomes = await this.chain.decodeTransactions(unknown);
@@ -288,6 +301,7 @@ export class ChainApp {
     const stopped = new Set<string>();
     let gasLeft = BigInt(parent.gasLimit);
     try {
+      modules.deliverMessages(p.messages);
       const begin = modules.beginBlock(block);
       for (const tx of systemTxs) {
         const key = tx.tx.from.toString('hex');
@@ -314,7 +328,11 @@ export class ChainApp {
       const minted = begin.minted + end.minted;
       const burned = begin.burned + end.burned;
       const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + minted - burned;
-      const appWrites = [...modules.takeWrites(), { module: SUPPLY_OWNER, key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') }];
+      const appWrites = [
+        ...modules.takeWrites(),
+        { module: KERNEL_OWNER, key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') },
+        ...this.messagesRecord(p.messages),
+      ];
       const produced = await chain.finalizeBlock({
         timestamp: p.timestamp,
         coinbase: p.coinbase,
@@ -325,6 +343,7 @@ export class ChainApp {
         appWrites,
         system: outcomes,
         blockMoves: [...begin.moves, ...end.moves],
+        messages: p.messages,
       });
       this.finalized = { hash: produced.head.hash, refused, supplyAfter, minted, burned, queuedMs: produced.timings.queuedMs };
       return produced;
@@ -355,6 +374,12 @@ export class ChainApp {
       this.abandon(err);
       throw err;
     }
+  }
+
+  /** The write of the messages record: the block's digest, or a delete when it has none and the parent had some. */
+  private messagesRecord(messages: readonly Buffer[]): RecordWrite[] {
+    if (messages.length > 0) return [{ module: KERNEL_OWNER, key: MESSAGES_KEY, value: messagesDigest(messages) }];
+    return this.chain.getAppValue(MESSAGES_KEY) === null ? [] : [{ module: KERNEL_OWNER, key: MESSAGES_KEY }];
   }
 
   /** A block that will not be written: every module forgets what it applied for it. */

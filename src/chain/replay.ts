@@ -76,6 +76,7 @@ export async function replayChain(o: ReplayOptions): Promise<ReplayResult> {
         // Blocks do not carry their signatures yet: a solo chain's only signer is its proposer.
         signers: [inputs.coinbase],
         txs: inputs.txs,
+        messages: inputs.messages,
       };
       const verdict = await app.processProposal(proposal);
       if (!verdict.accept) throw new ReplayMismatchError(height, `the proposal is refused: ${verdict.reason}`);

@@ -91,6 +91,8 @@ export interface ProduceBlockRequest {
   system?: SystemTxOutcome[];
   /** Balance moves after the last transaction: minted rewards, burned slashes. */
   blockMoves?: BalanceMove[];
+  /** System messages the block carries besides its transactions, stored with its body. */
+  messages?: Buffer[];
 }
 
 /** What a stored block was made from, for replays. */
@@ -100,6 +102,8 @@ export interface BlockInputs {
   extraData: Buffer;
   /** EIP-2718 encodings, in block order. */
   txs: Buffer[];
+  /** System messages, in block order. */
+  messages: Buffer[];
 }
 
 /** One record of a system module written by a block: the slot keccak256(key) of the module's account holds keccak256(value). */

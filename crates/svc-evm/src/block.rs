@@ -48,6 +48,9 @@ pub struct BlockRequest {
     pub system: Vec<(usize, SystemOutcome)>,
     /// Balance moves after the last transaction: minted rewards, burned slashes.
     pub block_moves: Vec<BalanceMove>,
+    /// System messages the block carries besides its transactions, stored with its body so the
+    /// block can be replayed; the modules that decided them record their outcome in state.
+    pub messages: Vec<Bytes>,
 }
 
 /// One record of a system module written by a block (`value` None deletes it).
@@ -201,7 +204,7 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
         .with_bundle_update()
         .build();
     let mut included_txs: Vec<SignedTransaction> = Vec::with_capacity(req.txs.len());
-    let mut body = BlockBody { txs: Vec::with_capacity(req.txs.len()), senders: Vec::with_capacity(req.txs.len()) };
+    let mut body = BlockBody { txs: Vec::with_capacity(req.txs.len()), senders: Vec::with_capacity(req.txs.len()), messages: req.messages.clone() };
     let mut tx_hashes = Vec::with_capacity(req.txs.len());
     let mut receipts = Vec::with_capacity(req.txs.len());
     let mut rejected = Vec::new();

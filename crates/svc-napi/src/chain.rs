@@ -298,6 +298,7 @@ impl Chain {
                 coinbase: buffer(block.header.beneficiary.as_slice()),
                 extra_data: buffer(&block.header.extra_data),
                 txs: body.txs.iter().map(|t| buffer(t)).collect(),
+                messages: body.messages.iter().map(|m| buffer(m)).collect(),
             }))
         })
     }
@@ -590,6 +591,7 @@ fn block_request(req: ProduceBlockRequest) -> napi::Result<BlockRequest> {
         app_writes,
         system: req.system.unwrap_or_default().into_iter().map(system_outcome).collect::<napi::Result<Vec<_>>>()?,
         block_moves: req.block_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
+        messages: req.messages.unwrap_or_default().iter().map(|m| Bytes::from(m.to_vec())).collect(),
     })
 }
 

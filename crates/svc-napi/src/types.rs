@@ -57,6 +57,8 @@ pub struct BlockInputs {
     pub extra_data: Buffer,
     /// EIP-2718 encodings, in block order.
     pub txs: Vec<Buffer>,
+    /// System messages, in block order.
+    pub messages: Vec<Buffer>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -101,6 +103,8 @@ pub struct ProduceBlockRequest {
     pub system: Option<Vec<SystemTxOutcome>>,
     /// Balance moves after the last transaction (minted rewards, burned slashes).
     pub block_moves: Option<Vec<BalanceMoveJs>>,
+    /// System messages the block carries besides its transactions, stored with its body.
+    pub messages: Option<Vec<Buffer>>,
 }
 
 #[napi(object)]

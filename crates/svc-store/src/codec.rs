@@ -10,6 +10,10 @@ use crate::{StoreError, StoreResult};
 pub struct BlockBody {
     pub txs: Vec<Bytes>,
     pub senders: Vec<Address>,
+    /// System messages the block carries besides its transactions (encoded by the modules that
+    /// decide them: proofs, registrations, shares, verdicts); bodies written before they existed
+    /// decode with none.
+    pub messages: Vec<Bytes>,
 }
 
 fn corrupt(what: &str) -> StoreError {
@@ -63,6 +67,9 @@ impl BlockBody {
         for s in &self.senders {
             out.extend_from_slice(s.as_slice());
         }
+        if !self.messages.is_empty() {
+            encode_items(self.messages.iter().map(|m| m.as_ref()), &mut out);
+        }
         out
     }
 
@@ -74,7 +81,11 @@ impl BlockBody {
         for _ in 0..n {
             senders.push(Address::from_slice(r.take(20)?));
         }
-        Ok(Self { txs, senders })
+        let messages = if r.buf.is_empty() { Vec::new() } else { decode_items(&mut r)?.into_iter().map(Bytes::copy_from_slice).collect() };
+        if !r.buf.is_empty() {
+            return Err(StoreError::Corrupt(format!("block body has {} bytes after its messages", r.buf.len())));
+        }
+        Ok(Self { txs, senders, messages })
     }
 }
 
@@ -136,9 +147,17 @@ mod tests {
         let body = BlockBody {
             txs: vec![Bytes::from_static(&[2, 0xc0]), Bytes::from_static(&[0xc1, 0x80])],
             senders: vec![Address::repeat_byte(1), Address::repeat_byte(2)],
+            messages: Vec::new(),
         };
         assert_eq!(BlockBody::decode(&body.encode()).unwrap(), body);
         assert!(BlockBody::decode(&body.encode()[..5]).is_err());
+        // With messages; and a body without them (as written before they existed) has none.
+        let with = BlockBody { messages: vec![Bytes::from_static(b"{\"kind\":\"share\"}"), Bytes::new()], ..body.clone() };
+        assert_eq!(BlockBody::decode(&with.encode()).unwrap(), with);
+        assert!(BlockBody::decode(&with.encode()[..with.encode().len() - 1]).is_err());
+        let mut trailing = with.encode();
+        trailing.push(0);
+        assert!(BlockBody::decode(&trailing).is_err());
     }
 
     #[test]

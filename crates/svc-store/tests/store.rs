@@ -37,7 +37,7 @@ fn commit(store: &Store, changes: StateChanges, receipts: Vec<TxReceipt>) -> (B2
         header: header.clone(),
         hash,
         tx_hashes: txs.iter().map(keccak256).collect(),
-        body: BlockBody { senders: vec![Address::ZERO; txs.len()], txs },
+        body: BlockBody { senders: vec![Address::ZERO; txs.len()], txs, messages: Vec::new() },
         receipts,
         state: update,
         app_writes: Vec::new(),

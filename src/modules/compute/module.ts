@@ -27,6 +27,8 @@ import { ComputeHooks } from './hooks.js';
 import { ComputeQueues, emptyTaken, type QueuedProof, type QueuedRegistration, type QueuedShare, type QueuedVerdict, type TakenQueues } from './queues.js';
 import { ComputeStore } from './store.js';
 import { announcedComputeMode } from './announce.js';
+import { checkMessages, messagesOf, takenOf } from './messages.js';
+import type { ModuleMessage } from '../kernel/messages.js';
 import {
   newPublicTask,
   type Address,
@@ -80,8 +82,10 @@ export class ComputeModule implements SystemModule {
   lastBlockEvents: ComputeBlockEvents | undefined;
   /** Events of the block being built, published by committed(). */
   private building: ComputeBlockEvents | undefined;
-  /** What the block being built took from the queues (given back if it fails). */
+  /** The compute messages of the block being built, by kind: what its hooks apply. */
   private taken: TakenQueues | null = null;
+  /** What this node took from its queues for the block it proposed (given back if that block fails). */
+  private proposed: TakenQueues | null = null;
   private staking: StakingKeeper | undefined;
   private readonly store: ComputeStore;
   private readonly queues = new ComputeQueues();
@@ -107,12 +111,29 @@ export class ComputeModule implements SystemModule {
 
   // ---- the kernel's hooks ----
 
-  /** Throws away what was applied since the last commit (a block that failed); what the block took from the queues goes back. */
+  /** Throws away what was applied since the last commit (a block that failed); what this node proposed from its queues goes back. */
   reload(chain: Chain): void {
     this.store.reload(chain);
-    if (this.taken) this.queues.restore(this.taken);
+    if (this.proposed) this.queues.restore(this.proposed);
+    this.proposed = null;
     this.taken = null;
     this.building = undefined;
+  }
+
+  /** The next block's share of the node's queues, as system messages (given back by reload() if the block fails). */
+  proposeMessages(): ModuleMessage[] {
+    if (this.proposed) this.queues.restore(this.proposed);
+    this.proposed = this.queues.take(this.params);
+    return messagesOf(this.proposed);
+  }
+
+  checkMessages(messages: readonly ModuleMessage[]): string | null {
+    return checkMessages(messages, this.params);
+  }
+
+  /** The block's compute messages: what its hooks apply (registrations, proofs, shares, verdicts). */
+  deliverMessages(messages: readonly ModuleMessage[]): void {
+    this.taken = takenOf(messages);
   }
 
   /** Records changed since the last call, as the block's writes (no value: deleted), sorted by key. */
@@ -123,16 +144,15 @@ export class ComputeModule implements SystemModule {
   /** After a commit: proofs no longer needed by the hooks leave the cache (they are on disk). */
   committed(): void {
     this.store.committed();
+    this.proposed = null;
     this.taken = null;
     if (this.building) this.lastBlockEvents = this.building;
     this.building = undefined;
   }
 
-  /** Start of a block: see ComputeHooks.openBlock(); then the block takes its share of the queues. */
+  /** Start of a block: see ComputeHooks.openBlock(). */
   beginBlock(block: BlockInfo): HookResult {
-    const moves = this.hooks.openBlock(block);
-    this.taken = this.queues.take(this.params);
-    return { moves, minted: 0n, burned: 0n };
+    return { moves: this.hooks.openBlock(block), minted: 0n, burned: 0n };
   }
 
   /** End of a block: see ComputeHooks.closeBlock(); mints and pays the miners' share staking decided. */

@@ -12,6 +12,7 @@
 import type { Abi, Hex } from 'viem';
 import { encodeAbiParameters } from 'viem';
 import type { BalanceMove, Chain, ModuleLog, RecordWrite } from '../../native/index.js';
+import type { ModuleMessage } from './messages.js';
 
 /** A lowercase 0x-prefixed 20-byte address. */
 export type Address = `0x${string}`;
@@ -97,6 +98,12 @@ export interface SystemModule {
   committed(): void;
   /** The block failed before its write: forget its changes and read the records at the head again. */
   reload(chain: Chain): void;
+  /** Modules that take system messages: what this node proposes for the next block, taken from what it queued (reload() gives it back). */
+  proposeMessages?(): ModuleMessage[];
+  /** Whether these messages (the module's, in block order) can be in a block: their shapes and the block's limits; null when they can. */
+  checkMessages?(messages: readonly ModuleMessage[]): string | null;
+  /** The block's messages for the module, in block order, before its hooks run. */
+  deliverMessages?(messages: readonly ModuleMessage[]): void;
 }
 
 const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');

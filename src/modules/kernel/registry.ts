@@ -3,6 +3,7 @@
 // manager, with SetOrderBeginBlockers / SetOrderEndBlockers as `begin` and `end`).
 import type { Chain, RecordWrite } from '../../native/index.js';
 import type { Address, BlockInfo, HookResult, SystemModule } from './module.js';
+import { decodeMessage, encodeMessage, type ModuleMessage } from './messages.js';
 
 export interface HookOrder {
   /** Module names in the order their beginBlock runs. */
@@ -54,6 +55,47 @@ export class ModuleRegistry {
   /** Whether a transaction to `to` is decided by a module instead of the EVM. */
   isModule(to: Buffer | Address | null | undefined): boolean {
     return this.get(to) !== undefined;
+  }
+
+  /** The system messages this node proposes for the next block, module by module. */
+  proposeMessages(): Buffer[] {
+    return this.modules.flatMap((m) => (m.proposeMessages?.() ?? []).map(encodeMessage));
+  }
+
+  /** Why a block's messages cannot be in it (undecodable, no such module, or refused by theirs); null when they can. */
+  checkMessages(raw: readonly Buffer[]): string | null {
+    const grouped = this.groupMessages(raw);
+    if (typeof grouped === 'string') return grouped;
+    for (const [m, list] of grouped) {
+      const problem = m.checkMessages ? m.checkMessages(list) : list.length > 0 ? `module ${m.name} takes no messages` : null;
+      if (problem !== null) return `${m.name}: ${problem}`;
+    }
+    return null;
+  }
+
+  /** Hands every module its messages of the block (checked by checkMessages). */
+  deliverMessages(raw: readonly Buffer[]): void {
+    const grouped = this.groupMessages(raw);
+    if (typeof grouped === 'string') throw new Error(`a block's messages: ${grouped}`);
+    for (const m of this.modules) m.deliverMessages?.(grouped.get(m) ?? []);
+  }
+
+  private groupMessages(raw: readonly Buffer[]): Map<SystemModule, ModuleMessage[]> | string {
+    const out = new Map<SystemModule, ModuleMessage[]>();
+    for (const [i, bytes] of raw.entries()) {
+      let message: ModuleMessage;
+      try {
+        message = decodeMessage(bytes);
+      } catch (err) {
+        return `message ${i} does not decode: ${(err as Error).message}`;
+      }
+      const m = this.byName.get(message.module);
+      if (!m) return `message ${i} is for ${JSON.stringify(message.module)}, which is not a module`;
+      const list = out.get(m) ?? [];
+      list.push(message);
+      out.set(m, list);
+    }
+    return out;
   }
 
   /** Every module's beginBlock, in order. */

@@ -1,0 +1,100 @@
+// The compute module's system messages (see src/modules/kernel/messages.ts): what it queued for a
+// block, carried by the block. A message's shape is checked before the block runs (a proposal
+// with a malformed one is refused); what depends on state (task, assignment, key, jail, a share
+// seen before) is checked again by the block hooks, the same way on every node.
+import type { ComputeParams } from '../../params.js';
+import type { ModuleMessage } from '../kernel/messages.js';
+import { emptyTaken, type TakenQueues } from './queues.js';
+import { TIERS } from './wire.js';
+
+export const KINDS = ['registration', 'proof', 'share', 'verdict'] as const;
+type Kind = (typeof KINDS)[number];
+
+const HEX = /^0x[0-9a-f]*$/;
+const isHex = (v: unknown, bytes?: number): boolean => typeof v === 'string' && HEX.test(v) && (bytes === undefined || v.length === 2 + 2 * bytes);
+const isInt = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isBig = (v: unknown): boolean => typeof v === 'bigint' && v >= 0n;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Field checks of each kind: field -> test. */
+const SHAPES: Record<Kind, Record<string, (v: unknown) => boolean>> = {
+  registration: {
+    wallet: (v) => isHex(v, 20),
+    publicKey: (v) => isHex(v, 32),
+    tier: (v) => (TIERS as readonly unknown[]).includes(v),
+    models: (v) => Array.isArray(v) && v.every((m) => typeof m === 'string'),
+    sequence: isInt,
+  },
+  proof: {
+    id: (v) => isHex(v, 32),
+    taskId: (v) => isHex(v, 32),
+    validator: (v) => isHex(v, 20),
+    miner: (v) => isHex(v, 20),
+    publicKey: (v) => isHex(v, 32),
+    modelId: (v) => typeof v === 'string',
+    inputHash: (v) => isHex(v, 32),
+    outputHash: (v) => isHex(v, 32),
+    quantized: (v) => isHex(v),
+    executionTimeMs: isInt,
+    flops: isBig,
+    claimedFlops: isBig,
+    signature: (v) => isHex(v, 64),
+  },
+  share: {
+    validator: (v) => isHex(v, 20),
+    blockHash: (v) => isHex(v, 32),
+    nonce: isBig,
+    hash: (v) => isHex(v, 32),
+  },
+  verdict: {
+    proofId: (v) => isHex(v, 32),
+    passed: (v) => typeof v === 'boolean',
+    result: (v) => isObject(v) && isInt(v.cosinePpm) && isInt(v.maxAbsDiff) && typeof v.hashMatches === 'boolean' && Object.keys(v).length === 3,
+  },
+};
+
+/** Why a message's body is not of its kind; null when it is. */
+function shapeProblem(kind: Kind, body: unknown): string | null {
+  if (!isObject(body)) return `${kind}: the body is not an object`;
+  const shape = SHAPES[kind];
+  for (const [field, test] of Object.entries(shape)) if (!test(body[field])) return `${kind}: field ${field} is missing or malformed`;
+  const extra = Object.keys(body).filter((k) => !(k in shape));
+  return extra.length > 0 ? `${kind}: unknown field ${extra[0]}` : null;
+}
+
+/** The messages of what a block takes from the queues, in a fixed order of kinds. */
+export function messagesOf(taken: TakenQueues): ModuleMessage[] {
+  const m = (kind: Kind) => (body: unknown): ModuleMessage => ({ module: 'compute', kind, body });
+  return [
+    ...taken.registrations.map(m('registration')),
+    ...taken.proofs.map(m('proof')),
+    ...taken.shares.map(m('share')),
+    ...taken.verdicts.map(m('verdict')),
+  ];
+}
+
+/** Why a block's compute messages cannot be in it (a shape, a kind, or more than a block takes); null when they can. */
+export function checkMessages(messages: readonly ModuleMessage[], limits: Pick<ComputeParams, 'maxRegistrationsPerBlock' | 'maxProofsPerBlock' | 'maxSharesPerBlock'>): string | null {
+  const counts = { registration: 0, proof: 0, share: 0, verdict: 0 };
+  for (const [i, msg] of messages.entries()) {
+    if (!(KINDS as readonly string[]).includes(msg.kind)) return `message ${i}: unknown kind ${JSON.stringify(msg.kind)}`;
+    const kind = msg.kind as Kind;
+    const problem = shapeProblem(kind, msg.body);
+    if (problem !== null) return `message ${i}: ${problem}`;
+    counts[kind] += 1;
+  }
+  if (counts.registration > limits.maxRegistrationsPerBlock) return `${counts.registration} registrations, limit ${limits.maxRegistrationsPerBlock}`;
+  if (counts.proof > limits.maxProofsPerBlock) return `${counts.proof} proofs, limit ${limits.maxProofsPerBlock}`;
+  if (counts.share > limits.maxSharesPerBlock) return `${counts.share} shares, limit ${limits.maxSharesPerBlock}`;
+  return null;
+}
+
+/** A block's compute messages (checked) as the hooks take them, by kind in block order. */
+export function takenOf(messages: readonly ModuleMessage[]): TakenQueues {
+  const taken = emptyTaken();
+  for (const msg of messages) {
+    const list = { registration: taken.registrations, proof: taken.proofs, share: taken.shares, verdict: taken.verdicts }[msg.kind as Kind];
+    (list as unknown[]).push(msg.body);
+  }
+  return taken;
+}
