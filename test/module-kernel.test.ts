@@ -13,7 +13,8 @@ import { appGenesis, ChainApp } from '../src/chain/app.js';
 import { devGenesis, devGenesisValidators } from '../src/chain/genesis.js';
 import { createNodeEvents } from '../src/chain/events.js';
 import { Mempool } from '../src/chain/mempool.js';
-import { rpc as rpcParams, staking as stakingParams, system } from '../src/params.js';
+import { compute as computeParams, rpc as rpcParams, staking as stakingParams, system } from '../src/params.js';
+import { encodeMessage } from '../src/modules/kernel/messages.js';
 import { STAKING_ABI } from '../src/modules/staking/module.js';
 import { ModuleRegistry } from '../src/modules/kernel/registry.js';
 import { decodeRecord, encodeRecord, RecordChanges, RecordCodecError } from '../src/modules/kernel/records.js';
@@ -217,5 +218,37 @@ describe('one root over EVM state and module records', () => {
     // Restarting a reloads the modules from disk; its next roots are its twin's.
     a.restart();
     for (let h = 3; h <= 5; h++) assert.equal(await a.block(h), await twin.block(h), `block ${h} after the restart`);
+  });
+
+  it('processProposal refuses messages that do not decode, name no module, are malformed or exceed a block\'s limits', async () => {
+    const n = new Node();
+    nodes.push(n);
+    const head = n.chain.head();
+    const proposal = (messages: Buffer[]) => ({
+      height: head.number + 1,
+      timestamp: head.timestamp + 1,
+      coinbase: devGenesisValidators()[0]!.operator,
+      extraData: Buffer.alloc(0),
+      signers: [],
+      txs: [],
+      messages,
+    });
+    const share = { validator: `0x${'01'.repeat(20)}`, blockHash: `0x${'02'.repeat(32)}`, nonce: 5n, hash: `0x${'03'.repeat(32)}` };
+    const cases: [Buffer[], RegExp][] = [
+      [[Buffer.from('{nope')], /message 0 does not decode/],
+      [[encodeMessage({ module: 'bank', kind: 'send', body: {} })], /"bank", which is not a module/],
+      [[encodeMessage({ module: 'staking', kind: 'x', body: {} })], /module staking takes no messages/],
+      [[encodeMessage({ module: 'compute', kind: 'tip', body: {} })], /unknown kind "tip"/],
+      [[encodeMessage({ module: 'compute', kind: 'share', body: { ...share, nonce: -1n } })], /share: field nonce is missing or malformed/],
+      [[encodeMessage({ module: 'compute', kind: 'share', body: { ...share, extra: 1 } })], /unknown field extra/],
+      [Array.from({ length: computeParams.maxSharesPerBlock + 1 }, () => encodeMessage({ module: 'compute', kind: 'share', body: share })), /shares, limit/],
+    ];
+    for (const [messages, reason] of cases) {
+      const verdict = await n.app.processProposal(proposal(messages));
+      assert.equal(verdict.accept, false);
+      assert.match((verdict as { reason: string }).reason, reason);
+    }
+    assert.deepEqual(await n.app.processProposal(proposal([encodeMessage({ module: 'compute', kind: 'share', body: share })])), { accept: true });
+    assert.equal(n.chain.head().number, head.number, 'processing changes nothing');
   });
 });

@@ -16,6 +16,9 @@ import { Mempool } from '../src/chain/mempool.js';
 import { replayChain, ReplayMismatchError } from '../src/chain/replay.js';
 import { compute as computeParams, rpc as rpcParams, staking as stakingParams, system, CLIENT_NAME, type ComputeParams } from '../src/params.js';
 import { shareTarget } from '../src/modules/compute/hooks.js';
+import { registrationMessage } from '../src/modules/compute/wire.js';
+import type { QueuedRegistration } from '../src/modules/compute/queues.js';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { STAKING_ABI } from '../src/modules/staking/module.js';
 import { COMPUTE_ABI } from '../src/modules/compute/module.js';
 import { DEV_CHAIN_ID, devPrivateKeys } from './support/dev-accounts.js';
@@ -30,6 +33,24 @@ const proposer = devGenesisValidators()[0]!.operator;
 const log = pino({ level: 'silent' });
 /** Compute parameters with a share target the test's searches meet at once. */
 const params: ComputeParams = { ...computeParams, shareDifficulty: 1024n };
+
+/** A miner registration signed as svc-miner signs it: the Ed25519 key and the wallet (EIP-191). */
+async function signedRegistration(seed: number, sequence: number): Promise<QueuedRegistration> {
+  const secret = Buffer.alloc(32, seed);
+  const publicKey = Buffer.from(ed25519.getPublicKey(secret));
+  const wallet = privateKeyToAccount(`0x${Buffer.alloc(32, seed + 100).toString('hex')}`);
+  const fields = { chainId: DEV_CHAIN_ID, wallet: Buffer.from(wallet.address.slice(2), 'hex'), publicKey, tier: 'Cold' as const, models: ['svc-embed-small@v1.0'], sequence };
+  const message = registrationMessage(fields);
+  return {
+    wallet: wallet.address.toLowerCase() as Hex,
+    publicKey: `0x${publicKey.toString('hex')}`,
+    tier: 'Cold',
+    models: fields.models,
+    sequence,
+    signature: `0x${Buffer.from(ed25519.sign(message, secret)).toString('hex')}`,
+    walletSignature: await wallet.signMessage({ message: { raw: message } }),
+  };
+}
 
 /** A devnet chain in a fresh data dir, its blocks made by the app's four steps with fixed times. */
 class Source {
@@ -110,9 +131,9 @@ describe('svc-node replay', () => {
         }
       }
       if (h % 40 === 10) {
-        const wallet = `0x${(h + 0x1000).toString(16).padStart(40, '0')}` as Hex;
-        src.app.compute.queueRegistration({ wallet, publicKey: `0x${'ab'.repeat(32)}`, tier: 'Cold', models: ['svc-embed-small@v1.0'], sequence: h });
-        if (h > 100) src.app.compute.queueRegistration({ wallet: `0x${(0x1000 + 10).toString(16).padStart(40, '0')}`, publicKey: `0x${'cd'.repeat(32)}`, tier: 'Cold', models: [], sequence: 1 });
+        src.app.compute.queueRegistration(await signedRegistration(h, h));
+        // The first miner again with its first sequence: signed, but not newer, so the block refuses it.
+        if (h > 100) src.app.compute.queueRegistration(await signedRegistration(10, 10));
       }
       if (h === 150) src.app.compute.queueVerdict({ proofId: `0x${'11'.repeat(32)}`, passed: false, result: { cosinePpm: 0, maxAbsDiff: 127, hashMatches: false } });
       await src.block();
@@ -124,6 +145,7 @@ describe('svc-node replay', () => {
     assert.equal(src.app.compute.validatorCompute(genesisValidator)?.mode, 'pow', 'the announced mode is recorded');
     assert.ok(src.app.compute.hashrate(genesisValidator) > 0n, 'shares were accepted');
     assert.equal(src.app.compute.minerList().length, 8, 'miners registered');
+    assert.equal(src.app.compute.miner((await signedRegistration(10, 10)).wallet)?.sequence, 10);
     src.chain.close();
 
     const to = target();
@@ -184,6 +206,28 @@ describe('svc-node replay', () => {
       },
     );
     assert.deepEqual(seen, [1, 2, 3]);
+  });
+
+  it('refuses a block whose registration does not carry its wallet\'s signature', async () => {
+    const src = new Source();
+    cleanup.push(() => src.close());
+    const good = await signedRegistration(3, 3);
+    const other = await signedRegistration(4, 4);
+    await src.block();
+    // The proposer relays a registration whose wallet signature is another wallet's (its own queue is not re-verified).
+    src.app.compute.queueRegistration({ ...good, walletSignature: other.walletSignature });
+    await src.block();
+    assert.equal(src.app.compute.minerList().length, 1, 'the proposer applied it');
+    src.chain.close();
+    (src as { chain: Chain }).chain = { close() {} } as unknown as Chain;
+    const to = target();
+    cleanup.push(() => rmSync(path.dirname(to), { recursive: true, force: true }));
+    await assert.rejects(replayChain({ from: src.dir, to, genesis, chainId: DEV_CHAIN_ID, computeParams: params, log }), (err: unknown) => {
+      assert.ok(err instanceof ReplayMismatchError);
+      assert.equal(err.height, 2);
+      assert.match(err.message, /the proposal is refused: messages: compute: message 0: the wallet signature is not 0x[0-9a-f]{40}'s/);
+      return true;
+    });
   });
 
   it('refuses a target data dir that is not empty', async () => {

@@ -94,6 +94,8 @@ export interface AppGenesis {
   timestamp: number;
   /** Sum of the genesis allocation's balances. */
   supply: bigint;
+  /** The chain id, which signed messages commit to. */
+  chainId: number;
 }
 
 /** The app's genesis facts from a network genesis. */
@@ -102,6 +104,7 @@ export function appGenesis(genesis: NetworkGenesis): AppGenesis {
     validators: genesis.validators,
     timestamp: genesis.spec.timestamp,
     supply: genesis.spec.alloc.reduce((sum, a) => sum + a.balance, 0n),
+    chainId: genesis.spec.chainId,
   };
 }
 
@@ -112,6 +115,8 @@ export class ChainApp {
   readonly modules: ModuleRegistry;
   /** Supply after the head's mints and slashes, before its base-fee burn (see supply()). */
   private supplyBeforeHeadBurn: bigint;
+  /** The messages of this node's last proposal. */
+  private proposedMessages = new Set<Buffer>();
   /** Transactions of the proposal being processed, decoded, by their raw bytes' buffer (the proposal's own). */
   private readonly decoded = new Map<Buffer, DecodedTx>();
   /** The block finalizeBlock sealed, waiting for commit(). */
@@ -233,7 +238,7 @@ export class ChainApp {
       extraData: announceComputeMode(t.extraData, this.computeMode),
       signers: t.signers,
       txs: ordered.map((p) => p.raw),
-      messages: this.modules.proposeMessages(),
+      messages: this.ownMessages(this.modules.proposeMessages()),
     };
   }
 
@@ -254,6 +259,12 @@ export class ChainApp {
     if (p.txs.length > chainParams.maxTxsPerBlock) return { accept: false, reason: `${p.txs.length} transactions, limit ${chainParams.maxTxsPerBlock}` };
     const messages = this.modules.checkMessages(p.messages);
     if (messages !== null) return { accept: false, reason: `messages: ${messages}` };
+    // Messages this node proposed were verified when they were queued; another proposer's are verified here.
+    const foreign = p.messages.filter((m) => !this.proposedMessages.has(m));
+    if (foreign.length > 0) {
+      const unsigned = await this.modules.verifyMessages(foreign, this.genesis.chainId);
+      if (unsigned !== null) return { accept: false, reason: `messages: ${unsigned}` };
+    }
     const unknown = p.txs.filter((raw) => !this.decoded.has(raw));
     if (unknown.length > 0) {
       const outcomes = await this.chain.decodeTransactions(unknown);
@@ -374,6 +385,12 @@ export class ChainApp {
       this.abandon(err);
       throw err;
     }
+  }
+
+  /** Remembers the messages of this node's own proposal (by their buffers), which processProposal need not verify again. */
+  private ownMessages(messages: Buffer[]): Buffer[] {
+    this.proposedMessages = new Set(messages);
+    return messages;
   }
 
   /** The write of the messages record: the block's digest, or a delete when it has none and the parent had some. */

@@ -255,7 +255,7 @@ export class ComputeIntake {
     if (this.compute.queueSizes().registrations >= MAX_QUEUED_REGISTRATIONS && !this.compute.isRegistrationQueued(wallet)) {
       reject('QUEUE_FULL', 'too many registrations wait for a block; retry shortly');
     }
-    this.compute.queueRegistration({ wallet, publicKey, tier, models, sequence });
+    this.compute.queueRegistration({ wallet, publicKey, tier, models, sequence, signature: signature as Hex, walletSignature: walletSignature as Hex });
     this.log.debug({ wallet, tier, models }, 'miner registration queued');
     return { wallet, public_key: publicKey, status: 'pending' as const, appliesAtBlock: this.head().number + 1 };
   }

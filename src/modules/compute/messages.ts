@@ -2,10 +2,13 @@
 // block, carried by the block. A message's shape is checked before the block runs (a proposal
 // with a malformed one is refused); what depends on state (task, assignment, key, jail, a share
 // seen before) is checked again by the block hooks, the same way on every node.
+import { recoverMessageAddress } from 'viem';
+import { core } from '../../native/index.js';
 import type { ComputeParams } from '../../params.js';
 import type { ModuleMessage } from '../kernel/messages.js';
 import { emptyTaken, type TakenQueues } from './queues.js';
-import { TIERS } from './wire.js';
+import { proofMessage, registrationMessage, TIERS } from './wire.js';
+import type { QueuedProof, QueuedRegistration } from './queues.js';
 
 export const KINDS = ['registration', 'proof', 'share', 'verdict'] as const;
 type Kind = (typeof KINDS)[number];
@@ -22,8 +25,10 @@ const SHAPES: Record<Kind, Record<string, (v: unknown) => boolean>> = {
     wallet: (v) => isHex(v, 20),
     publicKey: (v) => isHex(v, 32),
     tier: (v) => (TIERS as readonly unknown[]).includes(v),
-    models: (v) => Array.isArray(v) && v.every((m) => typeof m === 'string'),
+    models: (v) => Array.isArray(v) && v.length <= 255 && v.every((m) => typeof m === 'string'),
     sequence: isInt,
+    signature: (v) => isHex(v, 64),
+    walletSignature: (v) => isHex(v, 65),
   },
   proof: {
     id: (v) => isHex(v, 32),
@@ -97,4 +102,54 @@ export function takenOf(messages: readonly ModuleMessage[]): TakenQueues {
     (list as unknown[]).push(msg.body);
   }
   return taken;
+}
+
+const bytes = (h: string): Buffer => Buffer.from(h.slice(2), 'hex');
+
+/**
+ * Why the signed messages of another proposer's block are not what they claim; null when every one
+ * is: a proof's Ed25519 signature by the key it names, a registration's Ed25519 signature and its
+ * wallet's EIP-191 signature. (Shares prove themselves by their work and verdicts are the
+ * proposer's, checked by the hooks.) The messages' shapes are checked first (checkMessages).
+ */
+export async function verifyMessages(messages: readonly ModuleMessage[], chainId: number): Promise<string | null> {
+  const items: { index: number; publicKey: Buffer; message: Buffer; signature: Buffer }[] = [];
+  const wallets: { index: number; wallet: string; message: Buffer; signature: string }[] = [];
+  for (const [index, msg] of messages.entries()) {
+    if (msg.kind === 'proof') {
+      const p = msg.body as QueuedProof;
+      const message = proofMessage({
+        chainId,
+        taskId: bytes(p.taskId),
+        validator: bytes(p.validator),
+        miner: bytes(p.miner),
+        modelId: p.modelId,
+        inputHash: bytes(p.inputHash),
+        outputHash: bytes(p.outputHash),
+        executionTimeMs: p.executionTimeMs,
+        flops: p.claimedFlops,
+      });
+      items.push({ index, publicKey: bytes(p.publicKey), message, signature: bytes(p.signature) });
+    } else if (msg.kind === 'registration') {
+      const r = msg.body as QueuedRegistration;
+      const message = registrationMessage({ chainId, wallet: bytes(r.wallet), publicKey: bytes(r.publicKey), tier: r.tier, models: r.models, sequence: r.sequence });
+      items.push({ index, publicKey: bytes(r.publicKey), message, signature: bytes(r.signature) });
+      wallets.push({ index, wallet: r.wallet, message, signature: r.walletSignature });
+    }
+  }
+  if (items.length > 0) {
+    const ok = await core.ed25519VerifyBatch(items.map(({ publicKey, message, signature }) => ({ publicKey, message, signature })));
+    const bad = ok.findIndex((v) => !v);
+    if (bad >= 0) return `message ${items[bad]!.index}: the Ed25519 signature does not verify`;
+  }
+  for (const w of wallets) {
+    let signer = '';
+    try {
+      signer = (await recoverMessageAddress({ message: { raw: w.message }, signature: w.signature as `0x${string}` })).toLowerCase();
+    } catch {
+      signer = '';
+    }
+    if (signer !== w.wallet) return `message ${w.index}: the wallet signature is not ${w.wallet}'s`;
+  }
+  return null;
 }

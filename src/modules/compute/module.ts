@@ -27,7 +27,7 @@ import { ComputeHooks } from './hooks.js';
 import { ComputeQueues, emptyTaken, type QueuedProof, type QueuedRegistration, type QueuedShare, type QueuedVerdict, type TakenQueues } from './queues.js';
 import { ComputeStore } from './store.js';
 import { announcedComputeMode } from './announce.js';
-import { checkMessages, messagesOf, takenOf } from './messages.js';
+import { checkMessages, messagesOf, takenOf, verifyMessages } from './messages.js';
 import type { ModuleMessage } from '../kernel/messages.js';
 import {
   newPublicTask,
@@ -129,6 +129,11 @@ export class ComputeModule implements SystemModule {
 
   checkMessages(messages: readonly ModuleMessage[]): string | null {
     return checkMessages(messages, this.params);
+  }
+
+  /** Another proposer's messages: the signatures they carry (see messages.ts). */
+  verifyMessages(messages: readonly ModuleMessage[], chainId: number): Promise<string | null> {
+    return verifyMessages(messages, chainId);
   }
 
   /** The block's compute messages: what its hooks apply (registrations, proofs, shares, verdicts). */

@@ -6,13 +6,17 @@ import type { ComputeParams } from '../../params.js';
 import type { Address, ProofRecord, SpotCheckResult } from './types.js';
 import type { GpuTierName, Hex } from './wire.js';
 
-/** A registration verified by the node (both signatures), waiting for a block. */
+/** A registration verified by the node (both signatures, which it carries so other nodes verify them too), waiting for a block. */
 export interface QueuedRegistration {
   wallet: Address;
   publicKey: Hex;
   tier: GpuTierName;
   models: string[];
   sequence: number;
+  /** Ed25519 signature of the miner's key over registrationMessage(). */
+  signature: Hex;
+  /** The wallet's EIP-191 signature over the same bytes. */
+  walletSignature: Hex;
 }
 
 /** A proof verified by the node (signature, assignment, hashes, FLOPs computed), waiting for a block. */

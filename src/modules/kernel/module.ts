@@ -102,6 +102,8 @@ export interface SystemModule {
   proposeMessages?(): ModuleMessage[];
   /** Whether these messages (the module's, in block order) can be in a block: their shapes and the block's limits; null when they can. */
   checkMessages?(messages: readonly ModuleMessage[]): string | null;
+  /** Messages another node proposed (checked by checkMessages): whether the signatures they carry verify; null when they do. */
+  verifyMessages?(messages: readonly ModuleMessage[], chainId: number): Promise<string | null>;
   /** The block's messages for the module, in block order, before its hooks run. */
   deliverMessages?(messages: readonly ModuleMessage[]): void;
 }

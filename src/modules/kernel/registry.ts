@@ -73,6 +73,17 @@ export class ModuleRegistry {
     return null;
   }
 
+  /** The signatures carried by messages this node did not propose (checked by checkMessages first); null when they verify. */
+  async verifyMessages(raw: readonly Buffer[], chainId: number): Promise<string | null> {
+    const grouped = this.groupMessages(raw);
+    if (typeof grouped === 'string') return grouped;
+    for (const [m, list] of grouped) {
+      const problem = m.verifyMessages ? await m.verifyMessages(list, chainId) : null;
+      if (problem !== null) return `${m.name}: ${problem}`;
+    }
+    return null;
+  }
+
   /** Hands every module its messages of the block (checked by checkMessages). */
   deliverMessages(raw: readonly Buffer[]): void {
     const grouped = this.groupMessages(raw);
