@@ -557,7 +557,7 @@ impl Chain {
 
     /// Writes to a service column family in one atomic batch (no value deletes the key).
     #[napi]
-    pub fn service_write(&self, cf: String, writes: Vec<AppWrite>) -> napi::Result<()> {
+    pub fn service_write(&self, cf: String, writes: Vec<ServiceWrite>) -> napi::Result<()> {
         guarded(|| {
             let writes: Vec<(Vec<u8>, Option<Vec<u8>>)> = writes.into_iter().map(|w| (w.key.to_vec(), w.value.map(|v| v.to_vec()))).collect();
             self.chain()?.store().service_write(&cf, &writes).map_err(js_error)

@@ -88,6 +88,13 @@ pub struct AppWrite {
     pub value: Option<Buffer>,
 }
 
+/// A write to a service column family (node-local data beside the chain); no value deletes the key.
+#[napi(object)]
+pub struct ServiceWrite {
+    pub key: Buffer,
+    pub value: Option<Buffer>,
+}
+
 #[napi(object)]
 pub struct ProduceBlockRequest {
     pub timestamp: i64,
