@@ -1,50 +1,15 @@
-// What the chain side offers to the serving layers (JSON-RPC now; WebSocket and explorer later).
-// Data flows one way: rpc -> chain -> native.
-import type { EventEmitter } from 'node:events';
+// What a running node offers to the serving layers (JSON-RPC, WebSocket, explorer): the chain, the
+// pool, the state machine, the compute service and block production, put together by node.ts.
+// Data flows one way: rpc/explorer -> services -> compute/consensus -> chain -> native.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Chain, DecodedTx, ProducedBlock } from '../native/index.js';
-import type { NodeConfig } from '../config.js';
-import type { NodeCompute } from '../compute/index.js';
-import type { ChainApp } from './app.js';
-import type { BlockProduction } from '../consensus/production.js';
-
-/** A transaction waiting in the pool. */
-export interface PooledTx {
-  raw: Buffer;
-  tx: DecodedTx;
-  /** Milliseconds since the epoch at admission (pool bookkeeping only, never consensus). */
-  receivedAt: number;
-}
-
-/** Error raised when the pool refuses a transaction; `message` is geth's text. */
-export class TxPoolError extends Error {
-  override readonly name = 'TxPoolError';
-}
-
-export interface Mempool {
-  /**
-   * Decode, validate and admit a raw signed transaction; resolves with its hash once the pool
-   * journal holds it durably, so an answered hash survives a crash. Throws TxPoolError when
-   * refused, PoolJournalError when admitted but not journaled.
-   */
-  submit(raw: Buffer): Promise<Buffer>;
-  /** Next nonce for the address counting pool transactions (the `pending` tag). */
-  pendingNonce(address: Buffer): bigint;
-  /** A pool transaction by hash. */
-  get(hash: Buffer): PooledTx | undefined;
-  /** Hashes of every transaction in the pool (pending and queued), in admission order. */
-  hashes(): Buffer[];
-  /** Counts for txpool_status-like reporting. */
-  stats(): { pending: number; queued: number };
-}
-
-export interface NodeEvents extends EventEmitter {
-  on(event: 'block', listener: (block: ProducedBlock) => void): this;
-  on(event: 'pendingTransaction', listener: (hash: Buffer) => void): this;
-  emit(event: 'block', block: ProducedBlock): boolean;
-  emit(event: 'pendingTransaction', hash: Buffer): boolean;
-}
+import type { Chain } from './native/index.js';
+import type { NodeConfig } from './config.js';
+import type { NodeCompute } from './compute/index.js';
+import type { ChainApp } from './chain/app.js';
+import type { NodeEvents } from './chain/events.js';
+import type { Mempool } from './chain/pool.js';
+import type { BlockProduction } from './consensus/production.js';
 
 /** Everything a serving layer needs from a running node. */
 export interface NodeServices {

@@ -16,7 +16,7 @@ import { addressBuffer, toAddress, type BlockContext, type BlockInfo, type Modul
 import { chain as chainParams, compute as defaultComputeParams, system, type ComputeParams, type StakingParams } from '../params.js';
 import type { GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
-import type { PooledTx } from './services.js';
+import type { PooledTx } from './pool.js';
 
 /** Total supply after the head's mints and slashes, a kernel record kept in the staking account's storage. */
 const SUPPLY_KEY = Buffer.from('app/supply', 'utf8');

@@ -35,7 +35,7 @@
 import { readFileSync } from 'node:fs';
 import type { GenesisAccount, GenesisSpec } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
-import { resolveCoinbase } from '../consensus/coinbase.js';
+import { resolveCoinbase } from './coinbase.js';
 import { CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
 import { checksumAddress, parseAddress } from './address.js';
 import { devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';

@@ -6,7 +6,8 @@ import type { Chain, DecodedTx, DecodeOutcome, ProducedBlock } from '../native/i
 import { chain as chainParams, mempool as poolParams } from '../params.js';
 import { checksumAddress } from './address.js';
 import type { PoolJournal } from './pool-journal.js';
-import { TxPoolError, type Mempool as MempoolApi, type NodeEvents, type PooledTx } from './services.js';
+import type { NodeEvents } from './events.js';
+import { TxPoolError, type Mempool as MempoolApi, type PooledTx } from './pool.js';
 import { TipHeap } from './tip-heap.js';
 
 /** The pool's limits; every field defaults to params. */

@@ -14,8 +14,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Chain } from '../native/index.js';
 import { mempool as poolParams } from '../params.js';
-import type { Mempool } from './mempool.js';
-import { TxPoolError } from './services.js';
+import { TxPoolError } from './pool.js';
 
 /** The first bytes of every journal file (format version 1). */
 export const JOURNAL_MAGIC = Buffer.from('svcpool1', 'latin1');
@@ -275,7 +274,7 @@ async function writeDurably(file: string, raws: Buffer[]): Promise<number> {
  * now hold. A transaction the pool refuses (mined meanwhile, a stale nonce, a base fee above its cap)
  * is dropped and logged once with the reason: at debug when it is mined or already pooled, else at info.
  */
-export function replayIntoPool(pool: Mempool, chain: Chain, records: Buffer[], log: Logger): Buffer[] {
+export function replayIntoPool(pool: { add(raw: Buffer): Buffer; journalEntries(): Buffer[] }, chain: Chain, records: Buffer[], log: Logger): Buffer[] {
   let restored = 0;
   let refused = 0;
   for (const raw of records) {

@@ -3,11 +3,11 @@
 import { Command, CommanderError } from 'commander';
 import { FaucetKeyError } from '../chain/faucet-key.js';
 import { GenesisFileError, GenesisUnavailableError, resolveGenesis } from '../chain/genesis.js';
-import { resolveCoinbase, ValidatorAddressError } from '../consensus/coinbase.js';
+import { resolveCoinbase, ValidatorAddressError } from '../chain/coinbase.js';
 import { createLogger } from '../log.js';
 import { addExplorerCommands } from './explorer.js';
 import { addStartOptions, resolveStartConfig, UsageError, type StartFlags } from './start-options.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../version.js';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { BlockTimings, ProducedBlock } from '../native/index.js';
 import type { ChainApp } from '../chain/app.js';
-import type { NodeEvents } from '../chain/services.js';
+import type { NodeEvents } from '../chain/events.js';
 import type { NodeMetrics } from '../metrics.js';
 import { chain as chainParams, CLIENT_NAME } from '../params.js';
 import { BlockProduction } from './production.js';

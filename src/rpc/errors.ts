@@ -1,5 +1,6 @@
 // JSON-RPC errors as classes: each has a stable name, the wire code and message, and the fields a
 // caller needs. Codes come from params.rpcErrorCode; messages follow geth where clients match on them.
+import { requestTimeoutMessage, tooManyConnectionsMessage } from '../net/connection-guard.js';
 import { rpcErrorCode } from '../params.js';
 
 /** The `error` member of a JSON-RPC response. */
@@ -187,11 +188,11 @@ export class HistoricalStateUnavailableError extends RpcError {
   }
 }
 
-/** -32003: the mempool refused the transaction; the message is geth's text, which viem matches on. */
+/** -32003: the mempool refused the transaction (the message is geth's text, which viem matches on), or the compute intake refused a proof or registration (`data` has its reason code). */
 export class TransactionRejectedError extends RpcError {
   override name = 'TransactionRejectedError';
-  constructor(message: string) {
-    super(rpcErrorCode.transactionRejected, message);
+  constructor(message: string, data?: unknown) {
+    super(rpcErrorCode.transactionRejected, message, data);
   }
 }
 
@@ -227,7 +228,7 @@ export class RateLimitExceededError extends LimitExceededError {
 export class RequestTimeoutError extends LimitExceededError {
   override name = 'RequestTimeoutError';
   constructor(readTimeoutMs: number) {
-    super(`request not received within ${readTimeoutMs} ms`);
+    super(requestTimeoutMessage(readTimeoutMs));
   }
 }
 
@@ -235,7 +236,7 @@ export class RequestTimeoutError extends LimitExceededError {
 export class TooManyConnectionsError extends LimitExceededError {
   override name = 'TooManyConnectionsError';
   constructor(maxPerIp: number) {
-    super(`too many connections from this address: at most ${maxPerIp} at once; close one and retry`);
+    super(tooManyConnectionsMessage(maxPerIp));
   }
 }
 

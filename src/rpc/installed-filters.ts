@@ -1,7 +1,7 @@
 // Polling filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter): what each has
 // seen since its last poll, fed by the node's block and pending-transaction events.
 import { randomBytes } from 'node:crypto';
-import type { NodeServices } from '../chain/services.js';
+import type { NodeServices } from '../services.js';
 import type { ProducedBlock } from '../native/index.js';
 import { rpc } from '../params.js';
 import { FilterNotFoundError, TooManyFiltersError } from './errors.js';

@@ -1,5 +1,5 @@
 // Transactions: lookups (mined, else pending in the pool), receipts, and eth_sendRawTransaction.
-import { TxPoolError } from '../../chain/services.js';
+import { TxPoolError } from '../../chain/pool.js';
 import { blockSelectorOf } from '../block-tags.js';
 import { InvalidArgumentError, TransactionRejectedError } from '../errors.js';
 import { toData } from '../hex.js';
