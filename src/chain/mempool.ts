@@ -197,7 +197,7 @@ export class Mempool implements MempoolApi {
     try {
       tx = this.chain.decodeTransaction(raw);
     } catch (err) {
-      throw new TxPoolError(err instanceof Error ? err.message : String(err));
+      throw new TxPoolError(err instanceof Error ? err.message : String(err), { cause: err });
     }
     return this.admit(raw, tx);
   }

@@ -15,14 +15,16 @@ import type { Logger } from 'pino';
 import type { Chain } from '../native/index.js';
 import { mempool as poolParams } from '../params.js';
 import { TxPoolError } from './pool.js';
+import { SvcError } from '../errors.js';
 
 /** The first bytes of every journal file (format version 1). */
 export const JOURNAL_MAGIC = Buffer.from('svcpool1', 'latin1');
 const HEADER_BYTES = 8;
 
 /** Raised to the caller of append when the journal could not be written (the transaction stays in the pool). */
-export class PoolJournalError extends Error {
+export class PoolJournalError extends SvcError {
   override readonly name = 'PoolJournalError';
+  override readonly code = 'POOL_JOURNAL';
   constructor(message: string, options?: { cause: unknown }) {
     super(`transaction journal write failed: ${message}`, options);
   }

@@ -1,5 +1,6 @@
 // What the transaction pool offers the rest of the node: its transactions, its refusal, its API.
 import type { DecodedTx } from '../native/index.js';
+import { SvcError } from '../errors.js';
 
 /** A transaction waiting in the pool. */
 export interface PooledTx {
@@ -10,8 +11,9 @@ export interface PooledTx {
 }
 
 /** Error raised when the pool refuses a transaction; `message` is geth's text. */
-export class TxPoolError extends Error {
+export class TxPoolError extends SvcError {
   override readonly name = 'TxPoolError';
+  override readonly code = 'TX_POOL';
 }
 
 export interface Mempool {

@@ -24,6 +24,7 @@ import { canRun } from '../modules/compute/assign.js';
 import { proofPrecheck } from '../params.js';
 import type { NodeModels } from './models.js';
 import { reexecute } from './spot-checker.js';
+import { SvcError } from '../errors.js';
 
 /** Why a proof or registration was refused; the code goes in the error's data. */
 export type RejectionCode =
@@ -49,8 +50,9 @@ export type RejectionCode =
   | 'PRECHECK_FAILED';
 
 /** The proof or registration was refused and changed nothing; JSON-RPC answers -32003 with `{ reason }` as data. */
-export class ComputeRejectedError extends Error {
+export class ComputeRejectedError extends SvcError {
   override name = 'ComputeRejectedError';
+  override readonly code = 'COMPUTE_REJECTED';
   constructor(
     readonly reason: RejectionCode,
     message: string,
@@ -60,8 +62,9 @@ export class ComputeRejectedError extends Error {
 }
 
 /** A field of the proof or registration is missing or malformed; JSON-RPC answers -32602 with the message. */
-export class ComputeInputError extends Error {
+export class ComputeInputError extends SvcError {
   override name = 'ComputeInputError';
+  override readonly code = 'COMPUTE_INPUT';
 }
 
 const reject = (reason: RejectionCode, message: string): never => {

@@ -2,6 +2,7 @@
 // caller needs. Codes come from params.rpcErrorCode; messages follow geth where clients match on them.
 import { requestTimeoutMessage, tooManyConnectionsMessage } from '../net/connection-guard.js';
 import { rpcErrorCode } from '../params.js';
+import { SvcError, type SvcErrorOptions } from '../errors.js';
 
 /** The `error` member of a JSON-RPC response. */
 export interface RpcErrorObject {
@@ -11,13 +12,13 @@ export interface RpcErrorObject {
 }
 
 /** Base class: any error a method or the protocol layer reports to the client. */
-export class RpcError extends Error {
+export class RpcError extends SvcError {
   override name = 'RpcError';
-  readonly code: number;
+  override readonly code: number;
   readonly data: unknown;
 
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
+  constructor(code: number, message: string, data?: unknown, options?: SvcErrorOptions) {
+    super(message, options);
     this.code = code;
     this.data = data;
   }
@@ -99,8 +100,8 @@ export class MethodNotFoundError extends RpcError {
 /** -32602: the params do not fit the method. */
 export class InvalidParamsError extends RpcError {
   override name = 'InvalidParamsError';
-  constructor(message: string) {
-    super(rpcErrorCode.invalidParams, message);
+  constructor(message: string, options?: SvcErrorOptions) {
+    super(rpcErrorCode.invalidParams, message, undefined, options);
   }
 }
 
@@ -139,8 +140,8 @@ export class TooManyArgumentsError extends InvalidParamsError {
 /** -32603: a fault inside the node; the message is the underlying error's. */
 export class InternalError extends RpcError {
   override name = 'InternalError';
-  constructor(message: string) {
-    super(rpcErrorCode.internalError, message);
+  constructor(message: string, options?: SvcErrorOptions) {
+    super(rpcErrorCode.internalError, message, undefined, options);
   }
 }
 
@@ -191,8 +192,8 @@ export class HistoricalStateUnavailableError extends RpcError {
 /** -32003: the mempool refused the transaction (the message is geth's text, which viem matches on), or the compute intake refused a proof or registration (`data` has its reason code). */
 export class TransactionRejectedError extends RpcError {
   override name = 'TransactionRejectedError';
-  constructor(message: string, data?: unknown) {
-    super(rpcErrorCode.transactionRejected, message, data);
+  constructor(message: string, data?: unknown, options?: SvcErrorOptions) {
+    super(rpcErrorCode.transactionRejected, message, data, options);
   }
 }
 
@@ -209,8 +210,8 @@ export class MethodNotSupportedError extends RpcError {
 /** -32005: a serving limit was hit. */
 export class LimitExceededError extends RpcError {
   override name = 'LimitExceededError';
-  constructor(message: string, data?: unknown) {
-    super(rpcErrorCode.limitExceeded, message, data);
+  constructor(message: string, data?: unknown, options?: SvcErrorOptions) {
+    super(rpcErrorCode.limitExceeded, message, data, options);
   }
 }
 

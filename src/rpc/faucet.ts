@@ -74,7 +74,7 @@ export class Faucet {
     try {
       hash = await mempool.submit(Buffer.from(signed.slice(2), 'hex'));
     } catch (err) {
-      throw new TransactionRejectedError(`faucet transfer refused: ${(err as Error).message}`);
+      throw new TransactionRejectedError(`faucet transfer refused: ${(err as Error).message}`, undefined, { cause: err });
     }
     this.byAddress.set(addressKey, now);
     this.byIp.set(ip, now);

@@ -50,8 +50,8 @@ async function intakeAnswer<T>(answer: Promise<T>): Promise<T> {
   try {
     return await answer;
   } catch (err) {
-    if (err instanceof ComputeRejectedError) throw new TransactionRejectedError(err.message, { reason: err.reason });
-    if (err instanceof ComputeInputError) throw new InvalidParamsError(err.message);
+    if (err instanceof ComputeRejectedError) throw new TransactionRejectedError(err.message, { reason: err.reason }, { cause: err });
+    if (err instanceof ComputeInputError) throw new InvalidParamsError(err.message, { cause: err });
     throw err;
   }
 }
@@ -142,7 +142,7 @@ export const computeMethods: MethodTable = {
       const hash = await ctx.services.mempool.submit(raw);
       return { transactionHash: toData(hash), taskId: publicTaskId(hash) };
     } catch (err) {
-      if (err instanceof TxPoolError) throw new TransactionRejectedError(err.message);
+      if (err instanceof TxPoolError) throw new TransactionRejectedError(err.message, undefined, { cause: err });
       throw err;
     }
   }),
