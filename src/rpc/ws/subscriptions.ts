@@ -9,7 +9,7 @@ import type { NodeServices } from '../../services.js';
 import type { Address, EpochSnapshot } from '../../modules/staking/types.js';
 import type { ProducedBlock } from '../../native/index.js';
 import { toData, toQuantity } from '../hex.js';
-import { matchesLog, type LogCriteria, type RpcLog } from './log-criteria.js';
+import { matchesLog, type LogMatcher, type RpcLog } from '../log-filter.js';
 import type { WsMetrics } from './metrics.js';
 import { EpochWatch, ValidatorWatch, type ValidatorChange } from '../../modules/staking/changes.js';
 
@@ -28,7 +28,7 @@ export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 /** What a subscription asked for beyond its kind. */
 export type SubscriptionFilter =
   | { kind: 'newHeads' | 'syncing' | 'svcNewEpochs' }
-  | { kind: 'logs'; criteria: LogCriteria }
+  | { kind: 'logs'; criteria: LogMatcher }
   | { kind: 'newPendingTransactions'; fullTransactions: boolean }
   | { kind: 'svcValidatorStatus'; validators: Set<Address> | null }
   | { kind: 'svcInferenceProofs'; validators: Set<Address> | null };
