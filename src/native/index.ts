@@ -67,6 +67,8 @@ export interface DecodedTx {
   /** legacy/2930: gasPrice; 1559: maxPriorityFeePerGas. */
   maxPriorityFeePerGas: bigint;
   value: bigint;
+  /** The call data (init code for a creation), so that no caller decodes the raw transaction again. */
+  data: Buffer;
   /** Intrinsic gas under Prague rules, including the EIP-7623 calldata floor. */
   intrinsicGas: bigint;
   /** Size of the raw encoding in bytes. */

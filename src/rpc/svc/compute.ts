@@ -1,7 +1,7 @@
 // svc_* methods of proof-of-contribution compute: miner registration, task polling and proof
 // submission (what svc-miner calls), public inference tasks, and the views of tasks, proofs,
 // miners and the whole module (svc_getInferenceStats). Shapes: docs/compute.md.
-import { decodeFunctionData, parseTransaction as parseTx, type Hex as ViemHex } from 'viem';
+import { decodeFunctionData, type Hex as ViemHex } from 'viem';
 import { checksumAddress } from '../../chain/address.js';
 import { TxPoolError } from '../../chain/pool.js';
 import { COMPUTE_ABI, publicTaskId } from '../../modules/compute/module.js';
@@ -132,7 +132,7 @@ export const computeMethods: MethodTable = {
     }
     if (tx.to === null || !tx.to.equals(COMPUTE)) throw new InvalidArgumentError(0, `the transaction must call submitTask on ${system.computeAddress}`);
     try {
-      const data = (parseTransactionData(raw) ?? '0x') as ViemHex;
+      const data = toData(tx.data) as ViemHex;
       const d = decodeFunctionData({ abi: COMPUTE_ABI, data });
       if (d.functionName !== 'submitTask') throw new Error('not submitTask');
     } catch {
@@ -149,8 +149,3 @@ export const computeMethods: MethodTable = {
 
   svc_getInferenceStats: method([], (ctx) => computeStats(ctx.services, RPC_STYLE)),
 };
-
-/** The data field of a raw transaction (viem parses every type). */
-function parseTransactionData(raw: Buffer): string | undefined {
-  return parseTx(`0x${raw.toString('hex')}` as ViemHex).data;
-}
