@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Chain } from '../native/index.js';
 import { mempool as poolParams } from '../params.js';
-import { TxPoolError } from './pool.js';
+import { AlreadyKnownError, TxPoolError } from './pool.js';
 import { SvcError } from '../errors.js';
 
 /** The first bytes of every journal file (format version 1). */
@@ -292,7 +292,7 @@ export function replayIntoPool(pool: { add(raw: Buffer): Buffer; journalEntries(
       } catch {
         // Undecodable: the pool's reason says why.
       }
-      const known = err.message === 'already known' || (hash !== undefined && chain.getTransactionByHash(hash) !== null);
+      const known = err instanceof AlreadyKnownError || (hash !== undefined && chain.getTransactionByHash(hash) !== null);
       log[known ? 'debug' : 'info']({ hash: hash && `0x${hash.toString('hex')}`, reason: err.message }, 'journaled transaction not restored to the pool');
     }
   }

@@ -16,6 +16,13 @@ export class TxPoolError extends SvcError {
   override readonly code = 'TX_POOL';
 }
 
+/** The pool holds this transaction already (geth's "already known"). */
+export class AlreadyKnownError extends TxPoolError {
+  constructor() {
+    super('already known');
+  }
+}
+
 export interface Mempool {
   /**
    * Decode, validate and admit a raw signed transaction; resolves with its hash once the pool

@@ -7,6 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SvcError } from '../errors.js';
+import { parseCodedError } from './coded-error.js';
 
 export type InferenceBackend = 'cpu' | 'cuda' | 'metal' | 'auto';
 export type GpuTier = 'Hot' | 'Warm' | 'Cold';
@@ -128,9 +129,8 @@ export class InferenceUnavailableError extends SvcError {
 }
 
 function translate(err: unknown): unknown {
-  if (!(err instanceof Error)) return err;
-  const m = /^\[([A-Z_]+)\] ([\s\S]*)$/.exec(err.message);
-  return m ? new InferenceError(m[1] as InferenceErrorCode, m[2]!) : err;
+  const coded = parseCodedError(err);
+  return coded ? new InferenceError(coded.code as InferenceErrorCode, coded.message) : err;
 }
 
 function guarded<A extends unknown[], R>(f: (...args: A) => R): (...args: A) => R {

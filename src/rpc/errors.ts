@@ -183,8 +183,8 @@ export class UnknownBlockError extends RpcError {
 export class HistoricalStateUnavailableError extends RpcError {
   override name = 'HistoricalStateUnavailableError';
   readonly blockNumber: number;
-  constructor(blockNumber: number, message: string) {
-    super(rpcErrorCode.resourceUnavailable, message);
+  constructor(blockNumber: number, message: string, options?: SvcErrorOptions) {
+    super(rpcErrorCode.resourceUnavailable, message, undefined, options);
     this.blockNumber = blockNumber;
   }
 }
