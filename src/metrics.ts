@@ -1,7 +1,6 @@
 // Prometheus metrics of the node: Node.js process defaults plus chain and pool series.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Mempool } from './chain/services.js';
-import type { BlockProduction } from './consensus/production.js';
+import type { Mempool } from './chain/pool.js';
 import { core, type LaneStats } from './native/index.js';
 
 /** Buckets of the block production histogram, in seconds (sub-millisecond empty blocks to multi-second full ones). */
@@ -72,40 +71,4 @@ export function createMetrics(mempool: Mempool): NodeMetrics {
     }),
     headBlock: new Gauge({ name: 'svc_head_block_number', help: 'Number of the head block', registers }),
   };
-}
-
-/** Characters of a failed block's error kept in the stall gauge's label. */
-const STALL_REASON_LABEL_CHARS = 200;
-
-/** Block production's health, read on scrape: stalled or not, failed attempts, and the head's age. */
-export function registerProductionMetrics(registry: Registry, production: BlockProduction): void {
-  const registers = [registry];
-  new Gauge({
-    name: 'svc_block_production_stalled',
-    help: 'Whether block production is stalled: 1 from a failed block until the next one commits, labelled with its error',
-    labelNames: ['reason'] as const,
-    registers,
-    collect() {
-      const s = production.status();
-      // One series at a time: the current reason, or an empty one while producing.
-      this.reset();
-      this.set({ reason: (s.reason ?? '').slice(0, STALL_REASON_LABEL_CHARS) }, s.status === 'stalled' ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'svc_block_production_failed_attempts',
-    help: 'Failed block attempts in the current stall (0 when producing)',
-    registers,
-    collect() {
-      this.set(production.status().attempts);
-    },
-  });
-  new Gauge({
-    name: 'svc_head_age_seconds',
-    help: 'Seconds since this node last committed a block (since it started producing, before its first)',
-    registers,
-    collect() {
-      this.set(production.headAgeMs() / 1000);
-    },
-  });
 }

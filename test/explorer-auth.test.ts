@@ -20,7 +20,7 @@ import {
 } from '../src/explorer/auth/index.js';
 import type { Indexer } from '../src/explorer/indexer/indexer.js';
 import { startExplorerServer, type ExplorerServer } from '../src/explorer/server.js';
-import type { ExplorerServices } from '../src/explorer/services.js';
+import type { ExplorerServices } from '../src/explorer/definition.js';
 import { createLogger } from '../src/log.js';
 import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';

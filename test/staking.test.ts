@@ -388,7 +388,7 @@ describe('faucet', () => {
   });
 
   it('is not served on mainnet (-32004)', async () => {
-    const { Faucet } = await import('../src/rpc/svc/faucet.js');
+    const { Faucet } = await import('../src/rpc/faucet.js');
     const mainnet = new Faucet({ ...node.services, config: { ...node.services.config, network: 'mainnet' } });
     await assert.rejects(mainnet.fund(Buffer.alloc(20, 1), '10.0.0.1'), { code: -32004 });
   });

@@ -1,11 +1,13 @@
 // 20-byte account addresses: parsing from user input and EIP-55 checksummed rendering.
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { SvcError } from '../errors.js';
 
 const ADDRESS_HEX = /^0x[0-9a-fA-F]{40}$/;
 
 /** Raised for an address that is not 0x followed by 40 hex digits, or whose mixed case fails EIP-55. */
-export class InvalidAddressError extends Error {
+export class InvalidAddressError extends SvcError {
   override readonly name = 'InvalidAddressError';
+  override readonly code = 'INVALID_ADDRESS';
   constructor(readonly input: string, reason: string) {
     super(`invalid address ${JSON.stringify(input)}: ${reason}`);
   }

@@ -2,7 +2,6 @@
 // system modules decide the transactions addressed to them, runs the block hooks (rewards,
 // liveness, epochs), and commits everything — EVM state, module records, supply — in the one
 // atomic write of the block.
-import { parseTransaction, type Hex } from 'viem';
 import type { Logger } from 'pino';
 import type { Chain, DecodedTx, ProducedBlock, RecordWrite, RejectedTx, SystemTxOutcome } from '../native/index.js';
 import { StakingLedger } from '../modules/staking/ledger.js';
@@ -17,7 +16,7 @@ import { addressBuffer, toAddress, type BlockContext, type BlockInfo, type Modul
 import { chain as chainParams, compute as defaultComputeParams, system, type ComputeParams, type StakingParams } from '../params.js';
 import type { GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
-import type { PooledTx } from './services.js';
+import type { PooledTx } from './pool.js';
 
 /** The kernel's own records live in the staking account's storage. */
 const KERNEL_OWNER = addressBuffer(system.stakingAddress);
@@ -324,8 +323,7 @@ export class ChainApp {
           stopped.add(key);
           continue;
         }
-        const data = Buffer.from((parseTransaction(`0x${tx.raw.toString('hex')}` as Hex).data ?? '0x').slice(2), 'hex');
-        const call: ModuleCall = { from: toAddress(tx.tx.from), value: tx.tx.value, data, gasLimit: tx.tx.gasLimit, intrinsicGas: tx.tx.intrinsicGas };
+        const call: ModuleCall = { from: toAddress(tx.tx.from), value: tx.tx.value, data: tx.tx.data, gasLimit: tx.tx.gasLimit, intrinsicGas: tx.tx.intrinsicGas };
         const outcome = modules.get(tx.tx.to)!.execute({ ...call, txHash: tx.tx.hash }, ctx);
         const price = effectivePrice(tx, baseFee);
         spent.set(key, (spent.get(key) ?? 0n) + outcome.gasUsed * price + (outcome.success ? tx.tx.value : 0n));

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { addressOfPublicKey, checksumAddress } from './address.js';
+import { SvcError } from '../errors.js';
 
 /** The variable that may hold the key itself (there is no flag for it: a command line shows in `ps`). */
 export const FAUCET_KEY_ENV = 'SVC_FAUCET_PRIVATE_KEY';
@@ -12,8 +13,9 @@ export const FAUCET_KEY_ENV = 'SVC_FAUCET_PRIVATE_KEY';
 const KEY_HEX = /^(0x)?[0-9a-fA-F]{64}$/;
 
 /** Raised for a key file that cannot be read or a key that is not a secp256k1 private key; never quotes the key. */
-export class FaucetKeyError extends Error {
+export class FaucetKeyError extends SvcError {
   override readonly name = 'FaucetKeyError';
+  override readonly code = 'FAUCET_KEY';
 }
 
 /** An operator's faucet key and its address. */
@@ -59,7 +61,7 @@ export function readFaucetKeyFile(file: string): FaucetKey {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new FaucetKeyError(`faucet key file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new FaucetKeyError(`faucet key file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
   }
   return new FaucetKey(text, `faucet key file ${file}`);
 }

@@ -35,12 +35,13 @@
 import { readFileSync } from 'node:fs';
 import type { GenesisAccount, GenesisSpec } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
-import { resolveCoinbase } from '../consensus/coinbase.js';
+import { resolveCoinbase } from './coinbase.js';
 import { CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
 import { checksumAddress, parseAddress } from './address.js';
 import { devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';
 import { FaucetKeyError } from './faucet-key.js';
 import { MULTICALL3_INIT_CODE } from './multicall3.js';
+import { SvcError, type SvcErrorOptions } from '../errors.js';
 
 export { devAccounts, faucetAccount, type DevAccount } from './dev-accounts.js';
 
@@ -48,16 +49,18 @@ export { devAccounts, faucetAccount, type DevAccount } from './dev-accounts.js';
 export type GenesisConfig = Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile' | 'validatorAddress' | 'faucetKey' | 'faucetAddress'>;
 
 /** Raised for a genesis file that cannot be read or does not follow the format above. */
-export class GenesisFileError extends Error {
+export class GenesisFileError extends SvcError {
   override readonly name = 'GenesisFileError';
-  constructor(readonly file: string, reason: string) {
-    super(`genesis file ${file}: ${reason}`);
+  override readonly code = 'GENESIS_FILE';
+  constructor(readonly file: string, reason: string, options?: SvcErrorOptions) {
+    super(`genesis file ${file}: ${reason}`, options);
   }
 }
 
 /** Raised when a network cannot start from the genesis it was given (e.g. mainnet without a file). */
-export class GenesisUnavailableError extends Error {
+export class GenesisUnavailableError extends SvcError {
   override readonly name = 'GenesisUnavailableError';
+  override readonly code = 'GENESIS_UNAVAILABLE';
 }
 
 function multicall3Account(): GenesisAccount {
@@ -181,7 +184,7 @@ function readGenesisJson(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new GenesisFileError(file, `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new GenesisFileError(file, `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
   }
   try {
     return JSON.parse(text) as unknown;

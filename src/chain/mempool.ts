@@ -6,7 +6,8 @@ import type { Chain, DecodedTx, DecodeOutcome, ProducedBlock } from '../native/i
 import { chain as chainParams, mempool as poolParams } from '../params.js';
 import { checksumAddress } from './address.js';
 import type { PoolJournal } from './pool-journal.js';
-import { TxPoolError, type Mempool as MempoolApi, type NodeEvents, type PooledTx } from './services.js';
+import type { NodeEvents } from './events.js';
+import { AlreadyKnownError, TxPoolError, type Mempool as MempoolApi, type PooledTx } from './pool.js';
 import { TipHeap } from './tip-heap.js';
 
 /** The pool's limits; every field defaults to params. */
@@ -196,7 +197,7 @@ export class Mempool implements MempoolApi {
     try {
       tx = this.chain.decodeTransaction(raw);
     } catch (err) {
-      throw new TxPoolError(err instanceof Error ? err.message : String(err));
+      throw new TxPoolError(err instanceof Error ? err.message : String(err), { cause: err });
     }
     return this.admit(raw, tx);
   }
@@ -208,7 +209,7 @@ export class Mempool implements MempoolApi {
     if (tx.chainId !== this.chainId) throw new TxPoolError('invalid chain id for signer');
 
     const key = tx.hash.toString('latin1');
-    if (this.byHash.has(key)) throw new TxPoolError('already known');
+    if (this.byHash.has(key)) throw new AlreadyKnownError();
 
     const senderKey = tx.from.toString('latin1');
     const account = this.senders.get(senderKey);

@@ -14,16 +14,17 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Chain } from '../native/index.js';
 import { mempool as poolParams } from '../params.js';
-import type { Mempool } from './mempool.js';
-import { TxPoolError } from './services.js';
+import { AlreadyKnownError, TxPoolError } from './pool.js';
+import { SvcError } from '../errors.js';
 
 /** The first bytes of every journal file (format version 1). */
 export const JOURNAL_MAGIC = Buffer.from('svcpool1', 'latin1');
 const HEADER_BYTES = 8;
 
 /** Raised to the caller of append when the journal could not be written (the transaction stays in the pool). */
-export class PoolJournalError extends Error {
+export class PoolJournalError extends SvcError {
   override readonly name = 'PoolJournalError';
+  override readonly code = 'POOL_JOURNAL';
   constructor(message: string, options?: { cause: unknown }) {
     super(`transaction journal write failed: ${message}`, options);
   }
@@ -275,7 +276,7 @@ async function writeDurably(file: string, raws: Buffer[]): Promise<number> {
  * now hold. A transaction the pool refuses (mined meanwhile, a stale nonce, a base fee above its cap)
  * is dropped and logged once with the reason: at debug when it is mined or already pooled, else at info.
  */
-export function replayIntoPool(pool: Mempool, chain: Chain, records: Buffer[], log: Logger): Buffer[] {
+export function replayIntoPool(pool: { add(raw: Buffer): Buffer; journalEntries(): Buffer[] }, chain: Chain, records: Buffer[], log: Logger): Buffer[] {
   let restored = 0;
   let refused = 0;
   for (const raw of records) {
@@ -291,7 +292,7 @@ export function replayIntoPool(pool: Mempool, chain: Chain, records: Buffer[], l
       } catch {
         // Undecodable: the pool's reason says why.
       }
-      const known = err.message === 'already known' || (hash !== undefined && chain.getTransactionByHash(hash) !== null);
+      const known = err instanceof AlreadyKnownError || (hash !== undefined && chain.getTransactionByHash(hash) !== null);
       log[known ? 'debug' : 'info']({ hash: hash && `0x${hash.toString('hex')}`, reason: err.message }, 'journaled transaction not restored to the pool');
     }
   }

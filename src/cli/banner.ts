@@ -3,9 +3,9 @@
 // testnet shows its faucet's address only.
 import { checksumAddress } from '../chain/address.js';
 import { devAccounts, hasDevAccounts } from '../chain/genesis.js';
-import { faucetSigner } from '../rpc/svc/faucet.js';
+import { faucetSigner } from '../rpc/faucet.js';
 import type { RunningNode } from '../node.js';
-import type { NodeServices } from '../chain/services.js';
+import type { NodeServices } from '../services.js';
 import { chain as chainParams } from '../params.js';
 
 const WEI_PER_ETHER = 10n ** 18n;

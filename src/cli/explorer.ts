@@ -7,13 +7,15 @@ import { ADMIN_FILE, ADMIN_TIER_PATH, readAdminCredential, type TierView } from 
 import type { ApiKeyTier } from '../explorer/auth/store.js';
 import { explorer as explorerParams, type NetworkName } from '../params.js';
 import { UsageError } from './start-options.js';
+import { SvcError } from '../errors.js';
 
 const NETWORKS: readonly NetworkName[] = ['devnet', 'testnet', 'mainnet'];
 const TIERS = Object.keys(explorerParams.tiers) as ApiKeyTier[];
 
 /** Raised when the node cannot be reached or refuses the change; the CLI exits with code 1. */
-export class OperatorCommandError extends Error {
+export class OperatorCommandError extends SvcError {
   override readonly name = 'OperatorCommandError';
+  override readonly code = 'OPERATOR_COMMAND';
 }
 
 interface DataDirFlags {

@@ -8,6 +8,7 @@ import { FAUCET_KEY_ENV, FaucetKey, FaucetKeyError, readFaucetKeyFile } from '..
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { TrustedProxies, TrustedProxyError } from '../net/client-ip.js';
 import { CHAIN_ID, chain as chainParams, http as httpParams, proofPrecheck, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
+import { SvcError } from '../errors.js';
 
 const NETWORKS: readonly NetworkName[] = ['devnet', 'testnet', 'mainnet'];
 const MAX_PORT = 65_535;
@@ -17,8 +18,9 @@ const MAX_TIMER_MS = 2_147_483_647;
 export const LOOPBACK_EXEMPT_ENV = 'SVC_RATE_LIMIT_LOOPBACK_EXEMPT';
 
 /** Raised for a flag or environment value that cannot be used; the CLI exits with code 2. */
-export class UsageError extends Error {
+export class UsageError extends SvcError {
   override readonly name = 'UsageError';
+  override readonly code = 'USAGE';
 }
 
 /** What commander hands the start action. */

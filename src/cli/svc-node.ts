@@ -4,12 +4,12 @@ import { Command, CommanderError, Option } from 'commander';
 import { FaucetKeyError } from '../chain/faucet-key.js';
 import path from 'node:path';
 import { GenesisFileError, GenesisUnavailableError, resolveGenesis, resolveNetworkGenesis } from '../chain/genesis.js';
-import { resolveCoinbase, ValidatorAddressError } from '../consensus/coinbase.js';
+import { resolveCoinbase, ValidatorAddressError } from '../chain/coinbase.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../log.js';
 import { CHAIN_ID, type NetworkName } from '../params.js';
 import { addExplorerCommands } from './explorer.js';
 import { addStartOptions, resolveStartConfig, UsageError, type StartFlags } from './start-options.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../version.js';
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;

@@ -3,7 +3,7 @@
 // intake and spot-checks (inference). Consensus effects all go through the compute module's queues.
 import type { Logger } from 'pino';
 import type { ChainApp } from '../chain/app.js';
-import type { NodeEvents } from '../chain/services.js';
+import type { NodeEvents } from '../chain/events.js';
 import type { Chain } from '../native/index.js';
 import type { InferenceBackend } from '../native/inference.js';
 import { epochOfHeight } from '../modules/staking/epoch.js';

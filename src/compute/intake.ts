@@ -22,9 +22,9 @@ import {
 } from '../modules/compute/wire.js';
 import { canRun } from '../modules/compute/assign.js';
 import { proofPrecheck } from '../params.js';
-import { InvalidParamsError, RpcError } from '../rpc/errors.js';
 import type { NodeModels } from './models.js';
 import { reexecute } from './spot-checker.js';
+import { SvcError } from '../errors.js';
 
 /** Why a proof or registration was refused; the code goes in the error's data. */
 export type RejectionCode =
@@ -49,15 +49,22 @@ export type RejectionCode =
   | 'QUEUE_FULL'
   | 'PRECHECK_FAILED';
 
-/** -32003 with a reason code: the proof or registration was refused and changed nothing. */
-export class ComputeRejectedError extends RpcError {
+/** The proof or registration was refused and changed nothing; JSON-RPC answers -32003 with `{ reason }` as data. */
+export class ComputeRejectedError extends SvcError {
   override name = 'ComputeRejectedError';
+  override readonly code = 'COMPUTE_REJECTED';
   constructor(
     readonly reason: RejectionCode,
     message: string,
   ) {
-    super(-32003, message, { reason });
+    super(message);
   }
+}
+
+/** A field of the proof or registration is missing or malformed; JSON-RPC answers -32602 with the message. */
+export class ComputeInputError extends SvcError {
+  override name = 'ComputeInputError';
+  override readonly code = 'COMPUTE_INPUT';
 }
 
 const reject = (reason: RejectionCode, message: string): never => {
@@ -66,7 +73,7 @@ const reject = (reason: RejectionCode, message: string): never => {
 
 function field<T>(o: Record<string, unknown>, name: string, check: (v: unknown) => v is T, what: string): T {
   const v = o[name];
-  if (!check(v)) throw new InvalidParamsError(`invalid ${name}: expected ${what}`);
+  if (!check(v)) throw new ComputeInputError(`invalid ${name}: expected ${what}`);
   return v;
 }
 
@@ -78,7 +85,7 @@ const modelIdOk = (v: unknown): v is string => typeof v === 'string' && /^[a-z0-
 const lower = (h: string) => h.toLowerCase() as Hex;
 
 function objectParam(v: unknown, what: string): Record<string, unknown> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new InvalidParamsError(`invalid argument 0: expected a ${what} object`);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ComputeInputError(`invalid argument 0: expected a ${what} object`);
   return v as Record<string, unknown>;
 }
 
@@ -231,7 +238,7 @@ export class ComputeIntake {
     const sequence = field(o, 'sequence', (v): v is number => safeUint(v) && v > 0, 'a positive integer');
     const signature = field(o, 'signature', hexBytes(64), 'a 64-byte 0x Ed25519 signature');
     const walletSignature = field(o, 'wallet_signature', hexBytes(65), 'a 65-byte 0x secp256k1 signature');
-    if (new Set(models).size !== models.length) throw new InvalidParamsError('invalid models: listed twice');
+    if (new Set(models).size !== models.length) throw new ComputeInputError('invalid models: listed twice');
 
     for (const id of models) {
       if (!this.compute.isApproved(id)) reject('MODEL_NOT_APPROVED', `model ${id} is not approved (approved: ${this.compute.approvedModels.join(', ')})`);

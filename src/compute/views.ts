@@ -2,7 +2,9 @@
 // (/compute/*): the same fields, each edge with its own way of writing numbers (JSON-RPC: 0x
 // quantities for amounts and heights, decimal strings for counters; explorer: decimal strings for
 // amounts, JSON integers for heights and counters). Addresses are EIP-55 checksummed in both.
-import type { NodeServices } from '../chain/services.js';
+import type { ChainApp } from '../chain/app.js';
+import type { Chain } from '../native/index.js';
+import type { NodeCompute } from './index.js';
 import { checksumAddress } from '../chain/address.js';
 import { epochOfHeight } from '../modules/staking/epoch.js';
 import { inferenceMinersShareBps } from '../modules/staking/rewards.js';
@@ -23,7 +25,7 @@ export type MinerStatus = 'active' | 'jailed' | 'inactive';
 const checksum = (a: string | null): string | null => (a === null ? null : checksumAddress(Buffer.from(a.slice(2), 'hex')));
 
 /** The head and the epoch of the next block (the one the coordinator and intake count with). */
-export function headEpoch(services: Pick<NodeServices, 'chain' | 'app'>): { head: { number: number; timestamp: number }; epoch: number } {
+export function headEpoch(services: { chain: Chain; app: ChainApp }): { head: { number: number; timestamp: number }; epoch: number } {
   const head = services.chain.head();
   return { head, epoch: epochOfHeight(head.number + 1, services.app.staking.params) };
 }
@@ -32,7 +34,7 @@ export function headEpoch(services: Pick<NodeServices, 'chain' | 'app'>): { head
  * `inactive`: registered and free, but without a registration or accepted proof in the last
  * minerActiveEpochs epochs, so the coordinator gives it no task until it registers again.
  */
-export function minerStatus(services: Pick<NodeServices, 'app'>, m: MinerRecord, now: number, epoch: number): MinerStatus {
+export function minerStatus(services: { app: ChainApp }, m: MinerRecord, now: number, epoch: number): MinerStatus {
   if (m.jailedUntil > now) return 'jailed';
   return m.lastActiveEpoch > epoch - services.app.compute.params.minerActiveEpochs ? 'active' : 'inactive';
 }
@@ -68,7 +70,7 @@ export function proofView(p: ProofRecord, s: ViewStyle) {
   };
 }
 
-export function taskView(services: Pick<NodeServices, 'app'>, t: TaskRecord, s: ViewStyle) {
+export function taskView(services: { app: ChainApp }, t: TaskRecord, s: ViewStyle) {
   const proof = t.proofId ? services.app.compute.proof(t.proofId) : undefined;
   return {
     taskId: t.id,
@@ -93,7 +95,7 @@ export function taskView(services: Pick<NodeServices, 'app'>, t: TaskRecord, s: 
   };
 }
 
-export function minerView(services: Pick<NodeServices, 'chain' | 'app'>, m: MinerRecord, s: ViewStyle) {
+export function minerView(services: { chain: Chain; app: ChainApp }, m: MinerRecord, s: ViewStyle) {
   const { head, epoch } = headEpoch(services);
   const compute = services.app.compute;
   return {
@@ -117,7 +119,7 @@ export function minerView(services: Pick<NodeServices, 'chain' | 'app'>, m: Mine
 }
 
 /** svc_getInferenceStats and /compute/stats: chain-wide totals, this node's intake and search. */
-export function computeStats(services: Pick<NodeServices, 'chain' | 'app' | 'compute'>, s: ViewStyle) {
+export function computeStats(services: { chain: Chain; app: ChainApp; compute: NodeCompute }, s: ViewStyle) {
   const { app, compute: node } = services;
   const compute = app.compute;
   const { head, epoch } = headEpoch(services);

@@ -1,6 +1,7 @@
 // Block production's health: whether the driver's last attempt committed a block, why not, since
 // when, and how old the head is. The driver records every attempt; health checks, svc_getNodeInfo
 // and /metrics read it.
+import { Gauge, type Registry } from 'prom-client';
 import { productionRetryMs, staleHeadAfterMs } from '../params.js';
 
 export type ProductionState = 'ok' | 'stalled';
@@ -104,4 +105,40 @@ export class BlockProduction {
     const age = `no block committed for ${s.headAgeMs} ms (limit ${s.staleAfterMs} ms)`;
     return s.attempts === 0 ? age : `${age}; block production stalled after ${s.attempts} failed attempts: ${s.reason}`;
   }
+}
+
+/** Characters of a failed block's error kept in the stall gauge's label. */
+const STALL_REASON_LABEL_CHARS = 200;
+
+/** Block production's health, read on scrape: stalled or not, failed attempts, and the head's age. */
+export function registerProductionMetrics(registry: Registry, production: BlockProduction): void {
+  const registers = [registry];
+  new Gauge({
+    name: 'svc_block_production_stalled',
+    help: 'Whether block production is stalled: 1 from a failed block until the next one commits, labelled with its error',
+    labelNames: ['reason'] as const,
+    registers,
+    collect() {
+      const s = production.status();
+      // One series at a time: the current reason, or an empty one while producing.
+      this.reset();
+      this.set({ reason: (s.reason ?? '').slice(0, STALL_REASON_LABEL_CHARS) }, s.status === 'stalled' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'svc_block_production_failed_attempts',
+    help: 'Failed block attempts in the current stall (0 when producing)',
+    registers,
+    collect() {
+      this.set(production.status().attempts);
+    },
+  });
+  new Gauge({
+    name: 'svc_head_age_seconds',
+    help: 'Seconds since this node last committed a block (since it started producing, before its first)',
+    registers,
+    collect() {
+      this.set(production.headAgeMs() / 1000);
+    },
+  });
 }

@@ -4,11 +4,12 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { BlockTimings, ProducedBlock } from '../native/index.js';
 import type { ChainApp } from '../chain/app.js';
-import type { NodeEvents } from '../chain/services.js';
+import type { NodeEvents } from '../chain/events.js';
 import type { NodeMetrics } from '../metrics.js';
 import { chain as chainParams, CLIENT_NAME } from '../params.js';
 import { BlockProduction } from './production.js';
 import type { ConsensusDriver } from './driver.js';
+import { SvcError } from '../errors.js';
 
 export interface SoloDriverOptions {
   /** The state machine that builds and commits blocks. */
@@ -29,8 +30,9 @@ export interface SoloDriverOptions {
 }
 
 /** Raised by produceNext once the driver has been stopped. */
-export class DriverStoppedError extends Error {
+export class DriverStoppedError extends SvcError {
   override readonly name = 'DriverStoppedError';
+  override readonly code = 'DRIVER_STOPPED';
   constructor() {
     super('the solo driver is stopped');
   }

@@ -1,8 +1,11 @@
 // How an explorer route is declared: method, path, category, parameters, body and response as
 // JSON Schema. Definitions live in routes/<category>.ts, implementations in handlers/<category>.ts;
-// the server and the OpenAPI document are both built from the definitions.
+// the server and the OpenAPI document are both built from the definitions. Handlers receive the
+// ExplorerServices declared here.
 import type { Context } from 'koa';
-import type { ExplorerServices } from './services.js';
+import type { NodeServices } from '../services.js';
+import type { Indexer } from './indexer/indexer.js';
+import type { ExplorerIndexes } from './indexer/records.js';
 
 export const CATEGORIES = [
   'Blocks',
@@ -79,4 +82,23 @@ export type Handler = (input: HandlerInput, services: ExplorerServices) => unkno
 export interface RouteModule {
   definitions: RouteDef[];
   handlers: Record<string, Handler>;
+}
+
+// What explorer handlers reach: the node's services, the indexes, and the access control.
+
+/** Who may call a route and how often; throws ExplorerError (401, 429) and sets the rate-limit headers. */
+export interface AccessControl {
+  admit(ctx: Context, route: RouteDef): Promise<AuthenticatedUser | undefined>;
+}
+
+/** Runs a GET route of this API by path (for the batch route): its status and envelope. */
+export type Dispatch = (ctx: Context, path: string) => Promise<{ status: number; body: unknown }>;
+
+export interface ExplorerServices {
+  node: NodeServices;
+  indexer: Indexer;
+  indexes: ExplorerIndexes;
+  access: AccessControl;
+  /** Set by the server once its routes are built. */
+  dispatch?: Dispatch;
 }

@@ -1,15 +1,19 @@
 // The explorer's response envelope ({ok: true, data} or {ok: false, error}) and its errors, each
 // with its HTTP status. Large integers go out as decimal strings.
+import { SvcError, type SvcErrorOptions } from '../errors.js';
 
-/** An error a route reports to the client: HTTP status and a human-readable message. */
-export class ExplorerError extends Error {
+/** An error a route reports to the client: HTTP status (also its `code`) and a human-readable message. */
+export class ExplorerError extends SvcError {
   override name = 'ExplorerError';
+  override readonly code: number;
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    options?: SvcErrorOptions,
   ) {
-    super(message);
+    super(message, options);
+    this.code = status;
   }
 }
 

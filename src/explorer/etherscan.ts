@@ -4,11 +4,10 @@
 // JSON) are both accepted; errors are HTTP 200 with NOTOK, as on Etherscan.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { RouteDef } from './definition.js';
+import type { ExplorerServices, RouteDef } from './definition.js';
 import { BadRequestError, ExplorerError, toJson } from './envelope.js';
 import type { Hex } from './indexer/records.js';
 import { readJson } from './server.js';
-import type { ExplorerServices } from './services.js';
 import type { VerifiedContract } from './contracts/records.js';
 import { parseVerificationRequest } from './contracts/request.js';
 import { AlreadyVerifiedError, NoContractCodeError, verifierFor } from './contracts/verifier.js';

@@ -1,11 +1,11 @@
 // The explorer inside the node: the indexer following committed blocks, accounts and access
 // control, the 17 categories of routes, and the Etherscan-compatible /api, on --explorer-port.
 import type { Logger } from 'pino';
-import type { NodeServices } from '../chain/services.js';
+import type { NodeServices } from '../services.js';
 import { TrustedProxies } from '../net/client-ip.js';
 import { ExplorerAdmin, localUrl } from './admin.js';
 import { createExplorerAuth, type ExplorerAuth } from './auth/index.js';
-import type { RouteModule } from './definition.js';
+import type { ExplorerServices, RouteModule } from './definition.js';
 import { closeVerifier } from './contracts/verifier.js';
 import { etherscanRoutes } from './etherscan.js';
 import { Indexer } from './indexer/indexer.js';
@@ -24,7 +24,6 @@ import { statsRoutes } from './routes/stats.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { startExplorerServer, type ExplorerServer } from './server.js';
-import type { ExplorerServices } from './services.js';
 
 /** Every public category's routes (Authentication, API Keys and Watchlist come with the auth). */
 export const PUBLIC_ROUTES: RouteModule[] = [

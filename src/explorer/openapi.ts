@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 document of the explorer, generated from the route definitions.
-import { packageVersion } from '../cli/version.js';
+import { packageVersion } from '../version.js';
 import type { RouteDef, Schema } from './definition.js';
 
 const envelope = (data: Schema): Schema => ({

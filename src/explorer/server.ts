@@ -6,13 +6,12 @@ import type { AddressInfo } from 'node:net';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import type { RouteDef, RouteModule } from './definition.js';
+import type { Dispatch, ExplorerServices, RouteDef, RouteModule } from './definition.js';
 import { ExplorerError, failure, PayloadTooLargeError, success, toJson, BadRequestError, RequestAbortedError, ServiceBusyError } from './envelope.js';
 import { clientOrigin, TrustedProxies } from '../net/client-ip.js';
 import { guardConnections, listenerLimits, serverOptions } from '../net/connection-guard.js';
 import { isLaneBusy } from '../native/index.js';
 import { openApiDocument } from './openapi.js';
-import type { Dispatch, ExplorerServices } from './services.js';
 import { checkBody, parseParam } from './validate.js';
 
 export const API_PREFIX = '/api/v1';

@@ -7,29 +7,33 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ModelFile, ModelInfo } from '../native/inference.js';
 import { silentProgress, type ProgressSink } from './progress.js';
+import { SvcError } from '../errors.js';
 
 /** The public model hub; SVC_MODEL_HUB_URL points elsewhere (a mirror). */
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 
 /** A file's bytes differ from the registry's pin. */
-export class ModelFileHashError extends Error {
+export class ModelFileHashError extends SvcError {
   override name = 'ModelFileHashError';
+  override readonly code = 'MODEL_FILE_HASH';
   constructor(readonly modelId: string, readonly file: string, readonly expected: string, readonly found: string) {
     super(`${modelId}: ${file} has sha256 ${found}, the registry pins ${expected}; the file was discarded`);
   }
 }
 
 /** The registry has no verified digest for a file, so it is neither downloaded nor used. */
-export class ModelFileNotPinnedError extends Error {
+export class ModelFileNotPinnedError extends SvcError {
   override name = 'ModelFileNotPinnedError';
+  override readonly code = 'MODEL_FILE_NOT_PINNED';
   constructor(readonly modelId: string, readonly file: string) {
     super(`${modelId}: the registry pins no sha256 for ${file}, so it cannot be verified and is not downloaded`);
   }
 }
 
 /** The hub answered with an error or the transfer kept failing. */
-export class ModelDownloadError extends Error {
+export class ModelDownloadError extends SvcError {
   override name = 'ModelDownloadError';
+  override readonly code = 'MODEL_DOWNLOAD';
   constructor(readonly modelId: string, readonly file: string, readonly url: string, readonly reason: string) {
     super(`${modelId}: downloading ${file} from ${url} failed: ${reason}`);
   }

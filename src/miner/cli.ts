@@ -2,7 +2,7 @@
 // svc-miner: the inference miner. Its default action mines (mine.ts); `--generate-wallet` makes a
 // key and its wallet; `infer` and `models` run and list the approved models.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { packageVersion } from '../cli/version.js';
+import { packageVersion } from '../version.js';
 import { registerInferenceCommands } from './infer.js';
 import { mine, printGeneratedWallet, type MineFlags } from './mine.js';
 import { DEFAULT_POLL_INTERVAL_MS } from './miner.js';

@@ -5,6 +5,7 @@
 // task once it holds an accepted proof for it, so a task listed again after its proof was accepted
 // was lost by the validator (it restarted before a block took the proof): it is proven again, up to
 // MAX_PROOFS_PER_TASK times.
+import { SvcError } from '../errors.js';
 import type { GpuTierName, TaskJson } from '../modules/compute/wire.js';
 import type { InferenceOutput } from '../native/inference.js';
 import { isPinned, type InferenceEngine } from './engine.js';
@@ -18,8 +19,9 @@ export const DEFAULT_POLL_INTERVAL_MS = 10_000;
 export const MAX_PROOFS_PER_TASK = 3;
 
 /** A configuration the miner cannot work with (the CLI exits 2). */
-export class MinerConfigError extends Error {
+export class MinerConfigError extends SvcError {
   override name = 'MinerConfigError';
+  override readonly code = 'MINER_CONFIG';
 }
 
 export interface BackoffOptions {
@@ -48,7 +50,9 @@ export interface MinerOptions {
 type Outcome = Omit<ProofResult, 'chainId' | 'validator'>;
 
 /** Where a step of the loop was interrupted by stop(). */
-class Stopped extends Error {}
+class Stopped extends SvcError {
+  override readonly code = 'MINER_STOPPED';
+}
 
 const short = (h: string) => (h.length > 14 ? `${h.slice(0, 10)}…` : h);
 

@@ -3,16 +3,18 @@
 // (ValidatorUnreachableError: fetch error, timeout, HTTP 5xx, a body that is not JSON-RPC), which
 // the miner retries with backoff; and a JSON-RPC error object (RpcError), which is an answer.
 import type { GpuTierName, Hex, InferenceProofJson, MinerRegistrationJson, TaskJson } from '../modules/compute/wire.js';
+import { SvcError } from '../errors.js';
 
 /** The validator did not answer (network error, timeout, 5xx, or a malformed answer). */
-export class ValidatorUnreachableError extends Error {
+export class ValidatorUnreachableError extends SvcError {
   override name = 'ValidatorUnreachableError';
+  override readonly code = 'VALIDATOR_UNREACHABLE';
 }
 
 /** A JSON-RPC error object returned by the validator. */
-export class RpcError extends Error {
+export class RpcError extends SvcError {
   override name = 'RpcError';
-  constructor(readonly method: string, readonly code: number, message: string, readonly data?: unknown) {
+  constructor(readonly method: string, override readonly code: number, message: string, readonly data?: unknown) {
     super(message);
   }
 
@@ -112,7 +114,7 @@ export class RpcClient implements MinerRpc {
       if (signal?.aborted) throw signal.reason ?? e;
       if (timeout.aborted) throw new ValidatorUnreachableError(`${this.url} did not answer ${method} within ${this.timeoutMs} ms`);
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new ValidatorUnreachableError(`cannot reach ${this.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
+      throw new ValidatorUnreachableError(`cannot reach ${this.url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`, { cause: e });
     }
     // A JSON-RPC error object is an answer whatever the HTTP status; any other 5xx is a server failure.
     let body: JsonRpcAnswer | undefined;

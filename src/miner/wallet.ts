@@ -2,6 +2,7 @@
 // the wallet's secp256k1 key (walletKeyOf in wire.ts), so one secret backs up both. The wallet
 // address (--wallet) is the EVM address of that derived key.
 import { randomBytes } from 'node:crypto';
+import { SvcError } from '../errors.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import {
@@ -30,8 +31,9 @@ export interface GeneratedWallet {
 }
 
 /** A --private-key or --wallet value that cannot be used. */
-export class KeyError extends Error {
+export class KeyError extends SvcError {
   override name = 'KeyError';
+  override readonly code = 'KEY';
 }
 
 /** Parses an Ed25519 private key: 32 bytes as (0x-prefixed) hex. */

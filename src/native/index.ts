@@ -6,6 +6,8 @@ import { createRequire } from 'node:module';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SvcError, type SvcErrorOptions } from '../errors.js';
+import { parseCodedError, translateErrorsOf } from './coded-error.js';
 
 /** One account of the genesis allocation. `initCode` is run at genesis and its return data becomes the code. */
 export interface GenesisAccount {
@@ -67,6 +69,8 @@ export interface DecodedTx {
   /** legacy/2930: gasPrice; 1559: maxPriorityFeePerGas. */
   maxPriorityFeePerGas: bigint;
   value: bigint;
+  /** The call data (init code for a creation), so that no caller decodes the raw transaction again. */
+  data: Buffer;
   /** Intrinsic gas under Prague rules, including the EIP-7623 calldata floor. */
   intrinsicGas: bigint;
   /** Size of the raw encoding in bytes. */
@@ -263,7 +267,7 @@ export interface Chain {
   getTransactionByHash(hash: Buffer): Record<string, unknown> | null;
   getTransactionByBlockAndIndex(sel: BlockSelector, index: number): Record<string, unknown> | null;
   getTransactionReceipt(hash: Buffer): Record<string, unknown> | null;
-  /** Account at the state after block `blockNumber`. Throws "historical state not available" when pruned. */
+  /** Account at the state after block `blockNumber`. Throws NativeError STATE_UNAVAILABLE when the block's state is pruned (as the other state reads). */
   getAccount(address: Buffer, blockNumber: number): AccountState;
   /** getAccount of each address at one block, in one call. */
   getAccounts(addresses: Buffer[], blockNumber: number): AccountState[];
@@ -475,7 +479,29 @@ function findAddon(): string {
   throw new Error('the svc-core native addon is not built: run `npm run build`');
 }
 
+/** The codes the core addon gives its errors (svc-napi's `coded_error`); any other native error has none. */
+export type NativeErrorCode = 'STATE_UNAVAILABLE';
+
+/** An error of the core addon raised with a stable code: switch on `code`, never match the text. */
+export class NativeError extends SvcError {
+  override name = 'NativeError';
+  constructor(
+    override readonly code: NativeErrorCode,
+    message: string,
+    options?: SvcErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** A coded addon error as a NativeError; any other error unchanged. */
+export function translateNativeError(err: unknown): unknown {
+  const coded = parseCodedError(err);
+  return coded ? new NativeError(coded.code as NativeErrorCode, coded.message, { cause: err }) : err;
+}
+
 const require = createRequire(import.meta.url);
 
-/** The loaded core addon (crates/svc-napi). */
+/** The loaded core addon (crates/svc-napi); the Chain's methods raise coded errors as NativeError. */
 export const core: CoreAddon = require(findAddon()) as CoreAddon;
+translateErrorsOf((core.Chain as unknown as { prototype: object }).prototype, translateNativeError);

@@ -6,6 +6,8 @@ import { createRequire } from 'node:module';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SvcError } from '../errors.js';
+import { parseCodedError } from './coded-error.js';
 
 export type InferenceBackend = 'cpu' | 'cuda' | 'metal' | 'auto';
 export type GpuTier = 'Hot' | 'Warm' | 'Cold';
@@ -110,25 +112,25 @@ export type InferenceErrorCode =
   | 'BAD_WEIGHTS' | 'BAD_TOKENIZER' | 'TOKENIZE_FAILED' | 'TORCH_ERROR' | 'IO_ERROR' | 'INVALID_ARGUMENT';
 
 /** An error raised by the inference addon, with its stable code. */
-export class InferenceError extends Error {
+export class InferenceError extends SvcError {
   override name = 'InferenceError';
-  constructor(readonly code: InferenceErrorCode, message: string) {
+  constructor(override readonly code: InferenceErrorCode, message: string) {
     super(message);
   }
 }
 
 /** The inference addon cannot be loaded here (not built, or libtorch missing). */
-export class InferenceUnavailableError extends Error {
+export class InferenceUnavailableError extends SvcError {
   override name = 'InferenceUnavailableError';
+  override readonly code = 'INFERENCE_UNAVAILABLE';
   constructor(readonly reason: string) {
     super(`inference is not available: ${reason}`);
   }
 }
 
 function translate(err: unknown): unknown {
-  if (!(err instanceof Error)) return err;
-  const m = /^\[([A-Z_]+)\] ([\s\S]*)$/.exec(err.message);
-  return m ? new InferenceError(m[1] as InferenceErrorCode, m[2]!) : err;
+  const coded = parseCodedError(err);
+  return coded ? new InferenceError(coded.code as InferenceErrorCode, coded.message) : err;
 }
 
 function guarded<A extends unknown[], R>(f: (...args: A) => R): (...args: A) => R {

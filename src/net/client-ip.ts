@@ -5,6 +5,7 @@
 // proxy (--trust-proxy); forwarded headers from any other peer are ignored.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
+import { SvcError } from '../errors.js';
 
 /** The IPv4 address inside an IPv4-mapped IPv6 address, else the address unchanged. */
 function unmapped(ip: string): string {
@@ -54,8 +55,9 @@ function addressBits(ip: string): bigint | undefined {
 }
 
 /** Raised for a --trust-proxy entry that is not an address or CIDR range. */
-export class TrustedProxyError extends Error {
+export class TrustedProxyError extends SvcError {
   override readonly name = 'TrustedProxyError';
+  override readonly code = 'TRUSTED_PROXY';
 }
 
 /** Addresses and CIDR ranges (IPv4, IPv6) of the reverse proxies whose X-Forwarded-* headers count. */

@@ -10,7 +10,6 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../config.js';
 import { http as httpParams } from '../params.js';
-import { RequestTimeoutError, TooManyConnectionsError } from '../rpc/errors.js';
 import { clientKey, isLoopback, TrustedProxies } from './client-ip.js';
 
 export interface ListenerLimits {
@@ -49,6 +48,16 @@ export function serverOptions(limits: ListenerLimits): http.ServerOptions {
     requestTimeout: limits.readTimeoutMs,
     connectionsCheckingInterval: checkIntervalMs(limits),
   };
+}
+
+/** The text of a refused connection over the per-IP cap (JSON-RPC's TooManyConnectionsError carries it too). */
+export function tooManyConnectionsMessage(maxPerIp: number): string {
+  return `too many connections from this address: at most ${maxPerIp} at once; close one and retry`;
+}
+
+/** The text of a 408: the request did not arrive in time (JSON-RPC's RequestTimeoutError carries it too). */
+export function requestTimeoutMessage(readTimeoutMs: number): string {
+  return `request not received within ${readTimeoutMs} ms`;
 }
 
 /** The JSON body of an answer the guard gives itself (408, 429, ...), in the port's own format. */
@@ -122,7 +131,7 @@ export function guardConnections(server: http.Server, limits: ListenerLimits, er
 
   const refuse = (socket: Socket, ip: string): void => {
     log?.debug({ ip, max: limits.maxPerIp }, 'connection refused: too many from this address');
-    const message = new TooManyConnectionsError(limits.maxPerIp).message;
+    const message = tooManyConnectionsMessage(limits.maxPerIp);
     socket.on('error', () => socket.destroy());
     // Read and drop what the client sends, so that closing sends a FIN rather than a reset that could lose the 429.
     socket.on('data', () => undefined);
@@ -144,7 +153,7 @@ export function guardConnections(server: http.Server, limits: ListenerLimits, er
     }
     const [status, message] =
       err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, new RequestTimeoutError(limits.readTimeoutMs).message]
+        ? [408, requestTimeoutMessage(limits.readTimeoutMs)]
         : err.code === 'HPE_HEADER_OVERFLOW'
           ? [431, 'request headers too large']
           : [400, 'malformed HTTP request'];

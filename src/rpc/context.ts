@@ -1,11 +1,11 @@
 // The state JSON-RPC methods share across transports: installed filters, the gas price oracle and
 // the faucet's cooldowns belong to the node, so a filter made over HTTP can be polled over
 // WebSocket and a faucet cooldown holds on both, as one geth node serves them.
-import type { NodeServices } from '../chain/services.js';
+import type { NodeServices } from '../services.js';
 import { GasPriceOracle } from './gas-price-oracle.js';
 import { InstalledFilters } from './installed-filters.js';
 import type { RpcContext } from './method.js';
-import { Faucet } from './svc/faucet.js';
+import { Faucet } from './faucet.js';
 
 export interface SharedRpcContext {
   context: RpcContext;

@@ -1,6 +1,8 @@
 // JSON-RPC errors as classes: each has a stable name, the wire code and message, and the fields a
 // caller needs. Codes come from params.rpcErrorCode; messages follow geth where clients match on them.
+import { requestTimeoutMessage, tooManyConnectionsMessage } from '../net/connection-guard.js';
 import { rpcErrorCode } from '../params.js';
+import { SvcError, type SvcErrorOptions } from '../errors.js';
 
 /** The `error` member of a JSON-RPC response. */
 export interface RpcErrorObject {
@@ -10,13 +12,13 @@ export interface RpcErrorObject {
 }
 
 /** Base class: any error a method or the protocol layer reports to the client. */
-export class RpcError extends Error {
+export class RpcError extends SvcError {
   override name = 'RpcError';
-  readonly code: number;
+  override readonly code: number;
   readonly data: unknown;
 
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
+  constructor(code: number, message: string, data?: unknown, options?: SvcErrorOptions) {
+    super(message, options);
     this.code = code;
     this.data = data;
   }
@@ -98,8 +100,8 @@ export class MethodNotFoundError extends RpcError {
 /** -32602: the params do not fit the method. */
 export class InvalidParamsError extends RpcError {
   override name = 'InvalidParamsError';
-  constructor(message: string) {
-    super(rpcErrorCode.invalidParams, message);
+  constructor(message: string, options?: SvcErrorOptions) {
+    super(rpcErrorCode.invalidParams, message, undefined, options);
   }
 }
 
@@ -138,8 +140,8 @@ export class TooManyArgumentsError extends InvalidParamsError {
 /** -32603: a fault inside the node; the message is the underlying error's. */
 export class InternalError extends RpcError {
   override name = 'InternalError';
-  constructor(message: string) {
-    super(rpcErrorCode.internalError, message);
+  constructor(message: string, options?: SvcErrorOptions) {
+    super(rpcErrorCode.internalError, message, undefined, options);
   }
 }
 
@@ -181,17 +183,17 @@ export class UnknownBlockError extends RpcError {
 export class HistoricalStateUnavailableError extends RpcError {
   override name = 'HistoricalStateUnavailableError';
   readonly blockNumber: number;
-  constructor(blockNumber: number, message: string) {
-    super(rpcErrorCode.resourceUnavailable, message);
+  constructor(blockNumber: number, message: string, options?: SvcErrorOptions) {
+    super(rpcErrorCode.resourceUnavailable, message, undefined, options);
     this.blockNumber = blockNumber;
   }
 }
 
-/** -32003: the mempool refused the transaction; the message is geth's text, which viem matches on. */
+/** -32003: the mempool refused the transaction (the message is geth's text, which viem matches on), or the compute intake refused a proof or registration (`data` has its reason code). */
 export class TransactionRejectedError extends RpcError {
   override name = 'TransactionRejectedError';
-  constructor(message: string) {
-    super(rpcErrorCode.transactionRejected, message);
+  constructor(message: string, data?: unknown, options?: SvcErrorOptions) {
+    super(rpcErrorCode.transactionRejected, message, data, options);
   }
 }
 
@@ -208,8 +210,8 @@ export class MethodNotSupportedError extends RpcError {
 /** -32005: a serving limit was hit. */
 export class LimitExceededError extends RpcError {
   override name = 'LimitExceededError';
-  constructor(message: string, data?: unknown) {
-    super(rpcErrorCode.limitExceeded, message, data);
+  constructor(message: string, data?: unknown, options?: SvcErrorOptions) {
+    super(rpcErrorCode.limitExceeded, message, data, options);
   }
 }
 
@@ -227,7 +229,7 @@ export class RateLimitExceededError extends LimitExceededError {
 export class RequestTimeoutError extends LimitExceededError {
   override name = 'RequestTimeoutError';
   constructor(readTimeoutMs: number) {
-    super(`request not received within ${readTimeoutMs} ms`);
+    super(requestTimeoutMessage(readTimeoutMs));
   }
 }
 
@@ -235,7 +237,7 @@ export class RequestTimeoutError extends LimitExceededError {
 export class TooManyConnectionsError extends LimitExceededError {
   override name = 'TooManyConnectionsError';
   constructor(maxPerIp: number) {
-    super(`too many connections from this address: at most ${maxPerIp} at once; close one and retry`);
+    super(tooManyConnectionsMessage(maxPerIp));
   }
 }
 

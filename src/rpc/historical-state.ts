@@ -1,12 +1,11 @@
-// Reads of an old block's state: the chain throws "historical state not available" once it is pruned.
+// Reads of an old block's state: the chain raises NativeError STATE_UNAVAILABLE once it is pruned.
+import { NativeError } from '../native/index.js';
 import { HistoricalStateUnavailableError } from './errors.js';
 
-const PRUNED = 'historical state not available';
-
-/** Turns the chain's pruned-state error into -32002; other errors pass through. */
+/** Turns the chain's pruned-state error into -32002 (geth's text); other errors pass through. */
 export function prunedStateError(err: unknown, blockNumber: number): unknown {
-  if (err instanceof Error && err.message.includes(PRUNED)) {
-    return new HistoricalStateUnavailableError(blockNumber, `${PRUNED} for block ${blockNumber}`);
+  if (err instanceof NativeError && err.code === 'STATE_UNAVAILABLE') {
+    return new HistoricalStateUnavailableError(blockNumber, `historical state not available for block ${blockNumber}`, { cause: err });
   }
   return err;
 }

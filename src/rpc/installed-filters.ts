@@ -1,58 +1,25 @@
 // Polling filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter): what each has
 // seen since its last poll, fed by the node's block and pending-transaction events.
 import { randomBytes } from 'node:crypto';
-import type { NodeServices } from '../chain/services.js';
+import type { NodeServices } from '../services.js';
 import type { ProducedBlock } from '../native/index.js';
 import { rpc } from '../params.js';
 import { FilterNotFoundError, TooManyFiltersError } from './errors.js';
 import { toData } from './hex.js';
-import type { BlockNumberOrTag, LogQuery } from './validate.js';
+import { logMatcher, matchesLog, type LogMatcher, type RpcLog } from './log-filter.js';
+import type { LogQuery } from './validate.js';
 
 export type FilterKind = 'logs' | 'blocks' | 'pendingTransactions';
-
-/** A log as the chain returns it (RPC-shaped). */
-type RpcLog = Record<string, unknown>;
-
-/** Log criteria in the form used to match live logs: lowercase hex, block bounds as numbers. */
-interface LiveCriteria {
-  fromBlock: number | null;
-  toBlock: number | null;
-  addresses: Set<string>;
-  topics: (Set<string> | null)[];
-}
 
 interface InstalledFilter {
   kind: FilterKind;
   /** Pending-transaction filters only: deliver transaction objects instead of hashes (geth's fullTx). */
   fullTransactions: boolean;
   query: LogQuery | undefined;
-  live: LiveCriteria | undefined;
+  live: LogMatcher | undefined;
   /** Log objects, block hashes or transaction hashes seen since the last poll. */
   buffer: unknown[];
   lastPolledAt: number;
-}
-
-/** geth's rule: a log matches when its address is listed (if any are) and each topic position agrees. */
-function matches(log: RpcLog, c: LiveCriteria): boolean {
-  const blockNumber = Number(log.blockNumber);
-  if (c.fromBlock !== null && blockNumber < c.fromBlock) return false;
-  if (c.toBlock !== null && blockNumber > c.toBlock) return false;
-  if (c.addresses.size > 0 && !c.addresses.has(String(log.address).toLowerCase())) return false;
-  const topics = Array.isArray(log.topics) ? (log.topics as string[]) : [];
-  if (c.topics.length > topics.length) return false;
-  return c.topics.every((set, i) => set === null || set.has(String(topics[i]).toLowerCase()));
-}
-
-function liveCriteria(query: LogQuery): LiveCriteria {
-  // Tags other than earliest move with the head, so they do not bound logs that arrive later.
-  const bound = (b: BlockNumberOrTag): number | null => ('number' in b ? Number(b.number) : b.tag === 'earliest' ? 0 : null);
-  const range = query.range;
-  return {
-    fromBlock: 'fromBlock' in range ? bound(range.fromBlock) : null,
-    toBlock: 'toBlock' in range ? bound(range.toBlock) : null,
-    addresses: new Set(query.addresses.map((a) => toData(a))),
-    topics: query.topics.map((p) => (p === null ? null : new Set(p.map((t) => toData(t))))),
-  };
 }
 
 /** The filters installed on this node, keyed by random 16-byte hex ids. */
@@ -124,7 +91,7 @@ export class InstalledFilters {
       kind,
       fullTransactions,
       query,
-      live: query === undefined ? undefined : liveCriteria(query),
+      live: query === undefined ? undefined : logMatcher(query),
       buffer: [],
       lastPolledAt: Date.now(),
     });
@@ -146,7 +113,7 @@ export class InstalledFilters {
       // Read the block's logs once, and only when some log filter wants them.
       logs ??= this.readBlockLogs(block.head.number);
       const live = filter.live;
-      this.push(filter, logs.filter((log) => matches(log, live)));
+      this.push(filter, logs.filter((log) => matchesLog(log, live, block.head.number)));
     }
   }
 

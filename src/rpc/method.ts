@@ -1,9 +1,9 @@
 // How a JSON-RPC method is declared: its positional arguments (each a parser, required or optional)
 // and its implementation, which receives the parsed values. The dispatcher does the checking.
-import type { NodeServices } from '../chain/services.js';
+import type { NodeServices } from '../services.js';
 import type { GasPriceOracle } from './gas-price-oracle.js';
 import type { InstalledFilters } from './installed-filters.js';
-import type { Faucet } from './svc/faucet.js';
+import type { Faucet } from './faucet.js';
 
 /** What every method implementation can reach. */
 export interface RpcContext {

@@ -192,9 +192,9 @@ export class RpcDispatcher {
   private toRpcError(err: unknown, method: string): RpcError {
     if (err instanceof RpcError) return err;
     // A native lane with a full queue: the node is busy with other readers, not broken.
-    if (isLaneBusy(err)) return new LimitExceededError(err.message);
+    if (isLaneBusy(err)) return new LimitExceededError(err.message, undefined, { cause: err });
     this.log.error({ err, method }, 'JSON-RPC method failed');
-    return new InternalError(err instanceof Error ? err.message : String(err));
+    return new InternalError(err instanceof Error ? err.message : String(err), { cause: err });
   }
 
   private serialize(response: RpcResponse): string {

@@ -2,7 +2,7 @@
 // origin (browser dapps and wallets call it); per-IP rate limit; body and content-type checks as geth.
 // The transport is native (crates/svc-rpc-http, hyper): it meters clients, refuses oversized bodies
 // and answers plain state reads itself; every other request comes here, to `respond`.
-import type { NodeServices } from '../chain/services.js';
+import type { NodeServices } from '../services.js';
 import { core, type HttpReply, type HttpRequestInfo } from '../native/index.js';
 import { listenerLimits } from '../net/connection-guard.js';
 import { rpc } from '../params.js';

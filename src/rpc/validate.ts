@@ -3,10 +3,12 @@
 // dispatcher prefixes it with the argument index ("invalid argument 0: ...").
 import type { CallRequest } from '../native/index.js';
 import { rpc as rpcParams } from '../params.js';
+import { SvcError } from '../errors.js';
 
 /** A param value that does not parse; `reason` is the text after "invalid argument N: ". */
-export class InvalidValueError extends Error {
+export class InvalidValueError extends SvcError {
   override name = 'InvalidValueError';
+  override readonly code = 'INVALID_VALUE';
   readonly reason: string;
   constructor(reason: string) {
     super(reason);

@@ -1,5 +1,5 @@
 // web3 namespace: client version and keccak-256.
-import { packageVersion } from '../cli/version.js';
+import { packageVersion } from '../version.js';
 import { core } from '../native/index.js';
 import { CLIENT_NAME } from '../params.js';
 import { toData } from './hex.js';

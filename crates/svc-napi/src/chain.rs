@@ -380,7 +380,7 @@ impl Chain {
     pub fn get_account(&self, address: Buffer, block_number: i64) -> napi::Result<AccountState> {
         guarded(|| {
             let address = to_address(&address, "address")?;
-            let account = self.chain()?.account(&address, to_count(block_number, "block number")?).map_err(js_error)?;
+            let account = self.chain()?.account(&address, to_count(block_number, "block number")?).map_err(chain_error)?;
             Ok(AccountState {
                 nonce: from_u64(account.nonce),
                 balance: from_u256(account.balance),
@@ -397,7 +397,7 @@ impl Chain {
             let chain = self.chain()?;
             let number = to_count(block_number, "block number")?;
             let view = chain.view();
-            let state = chain.state_at(&view, number).map_err(js_error)?;
+            let state = chain.state_at(&view, number).map_err(chain_error)?;
             addresses
                 .iter()
                 .map(|a| {
@@ -412,7 +412,7 @@ impl Chain {
     pub fn get_code(&self, address: Buffer, block_number: i64) -> napi::Result<Buffer> {
         guarded(|| {
             let address = to_address(&address, "address")?;
-            Ok(buffer(&self.chain()?.code(&address, to_count(block_number, "block number")?).map_err(js_error)?))
+            Ok(buffer(&self.chain()?.code(&address, to_count(block_number, "block number")?).map_err(chain_error)?))
         })
     }
 
@@ -421,7 +421,7 @@ impl Chain {
         guarded(|| {
             let address = to_address(&address, "address")?;
             let slot = to_word(&slot, "storage slot")?;
-            let value = self.chain()?.storage(&address, &slot, to_count(block_number, "block number")?).map_err(js_error)?;
+            let value = self.chain()?.storage(&address, &slot, to_count(block_number, "block number")?).map_err(chain_error)?;
             Ok(buffer(&value.to_be_bytes::<32>()))
         })
     }
@@ -431,7 +431,7 @@ impl Chain {
     pub fn call<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64) -> napi::Result<Object<'env>> {
         guarded(|| {
             let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
-            on_lane(env, &svc_lanes::lanes().exec, move || chain.call(&request, block).map_err(js_error), |out| {
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.call(&request, block).map_err(chain_error), |out| {
                 Ok(CallResult { status: status_str(out.status), output: buffer(&out.output), gas_used: from_u64(out.gas_used), error: out.error })
             })
         })
@@ -442,7 +442,7 @@ impl Chain {
     pub fn estimate_gas<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64) -> napi::Result<Object<'env>> {
         guarded(|| {
             let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
-            on_lane(env, &svc_lanes::lanes().exec, move || chain.estimate_gas(&request, block).map_err(js_error), |out| {
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.estimate_gas(&request, block).map_err(chain_error), |out| {
                 Ok(EstimateResult { status: status_str(out.status), gas: from_u64(out.gas), output: buffer(&out.output), error: out.error })
             })
         })

@@ -1,11 +1,28 @@
 //! Conversions between JS values (bigint, Buffer, number) and the crates' types.
 
 use napi::bindgen_prelude::{BigInt, Buffer};
+use napi::Status;
+use svc_evm::ChainError;
 use svc_primitives::{Address, B256, U256};
 
 /// A JS Error with `msg` as its message.
 pub fn js_error(msg: impl std::fmt::Display) -> napi::Error {
     napi::Error::from_reason(msg.to_string())
+}
+
+/// A JS Error with a stable code for TypeScript to switch on, never to match by its text: the
+/// message is `[CODE] text`, which the loader (src/native/index.ts) turns into a NativeError with
+/// `code` CODE and message `text` (the inference addon's errors follow the same convention).
+pub fn coded_error(code: &str, msg: impl std::fmt::Display) -> napi::Error {
+    napi::Error::new(Status::GenericFailure, format!("[{code}] {msg}"))
+}
+
+/// A chain engine error; those that TypeScript acts on carry a code (NativeErrorCode in src/native/index.ts).
+pub fn chain_error(err: ChainError) -> napi::Error {
+    match err {
+        ChainError::StateUnavailable => coded_error("STATE_UNAVAILABLE", err),
+        other => js_error(other),
+    }
 }
 
 pub fn to_u256(value: &BigInt, what: &str) -> napi::Result<U256> {

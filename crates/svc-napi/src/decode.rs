@@ -86,6 +86,7 @@ pub(crate) fn decoded_tx(tx: &SignedTransaction, from: &Address, account: &TrieA
         max_fee_per_gas: from_u128(tx.max_fee_per_gas()),
         max_priority_fee_per_gas: from_u128(tx.max_priority_fee_per_gas()),
         value: from_u256(tx.value()),
+        data: buffer(tx.input()),
         intrinsic_gas: from_u64(ig.minimum()),
         size: tx.size as u32,
         sender_nonce: from_u64(account.nonce),

@@ -74,6 +74,8 @@ pub struct DecodedTx {
     pub max_fee_per_gas: BigInt,
     pub max_priority_fee_per_gas: BigInt,
     pub value: BigInt,
+    /// The call data (init code for a creation).
+    pub data: Buffer,
     pub intrinsic_gas: BigInt,
     pub size: u32,
     pub sender_nonce: BigInt,

@@ -5,10 +5,9 @@
 // the node says so (--rate-limit-loopback-exempt, on by default on a devnet, as for JSON-RPC).
 import type { Context } from 'koa';
 import type { explorer as explorerParams } from '../../params.js';
-import type { AuthenticatedUser, RouteDef } from '../definition.js';
+import type { AccessControl, AuthenticatedUser, ExplorerServices, RouteDef } from '../definition.js';
 import { BadRequestError, TooManyRequestsError, UnauthorizedError } from '../envelope.js';
 import { API_PREFIX } from '../server.js';
-import type { AccessControl, ExplorerServices } from '../services.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { Accounts } from './accounts.js';
 import type { ApiKeys } from './api-keys.js';

@@ -4,11 +4,10 @@
 import type { Logger } from 'pino';
 import type { Chain } from '../../native/index.js';
 import { explorer as params } from '../../params.js';
-import type { RouteModule } from '../definition.js';
+import type { AccessControl, RouteModule } from '../definition.js';
 import { apiKeyRoutes } from '../routes/api-keys.js';
 import { authenticationRoutes } from '../routes/authentication.js';
 import { watchlistRoutes } from '../routes/watchlist.js';
-import type { AccessControl } from '../services.js';
 import { ExplorerAccess, type AuthServices } from './access.js';
 import { AccessTokens, jwtSecret } from './access-tokens.js';
 import { Accounts } from './accounts.js';

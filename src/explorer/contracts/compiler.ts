@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { contracts as params } from '../../params.js';
 import { BadRequestError, ExplorerError } from '../envelope.js';
 import type { WorkerReply, WorkerRequest } from './solc-worker.js';
+import { SvcError } from '../../errors.js';
 
 /** A compiler version that is not installed; names the ones that are. */
 export class UnknownCompilerVersionError extends BadRequestError {
@@ -25,8 +26,9 @@ export class CompilerUnavailableError extends ExplorerError {
 }
 
 /** A compilation that ran past params.contracts.compileTimeoutMs. */
-export class CompileTimeoutError extends Error {
+export class CompileTimeoutError extends SvcError {
   override name = 'CompileTimeoutError';
+  override readonly code = 'COMPILE_TIMEOUT';
   constructor(readonly timeoutMs: number) {
     super(`compilation took longer than ${timeoutMs / 1000} s`);
   }

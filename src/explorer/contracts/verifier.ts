@@ -8,7 +8,7 @@ import type { Chain } from '../../native/index.js';
 import { contracts as params } from '../../params.js';
 import { ConflictError, NotFoundError } from '../envelope.js';
 import { addressKey, type ExplorerIndexes, type Hex } from '../indexer/records.js';
-import type { ExplorerServices } from '../services.js';
+import type { ExplorerServices } from '../definition.js';
 import { commit } from '../store.js';
 import { compareRuntime, hasUnlinkedLibraries, type ImmutableReferences } from './bytecode.js';
 import { CompileTimeoutError, SolcCompiler } from './compiler.js';

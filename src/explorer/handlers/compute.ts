@@ -4,9 +4,8 @@
 // and FLOPs as decimal strings, block heights as integers, addresses checksummed.
 import { computeStats, minerView, proofView, taskView, type ViewStyle } from '../../compute/views.js';
 import type { MinerRecord, ProofRecord } from '../../modules/compute/types.js';
-import type { Handler, Schema } from '../definition.js';
+import type { ExplorerServices, Handler, Schema } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
-import type { ExplorerServices } from '../services.js';
 
 type Hex = `0x${string}`;
 const lower = (v: unknown): Hex => (v as string).toLowerCase() as Hex;

@@ -1,5 +1,5 @@
 // Health: liveness (the process answers) and readiness (blocks are being committed and indexed).
-import { packageVersion } from '../../cli/version.js';
+import { packageVersion } from '../../version.js';
 import type { Handler } from '../definition.js';
 import { ExplorerError } from '../envelope.js';
 

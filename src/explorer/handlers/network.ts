@@ -1,13 +1,12 @@
 // Network: the staking module's state and this node, as the svc_* methods report them, with large
 // integers as decimal strings.
-import { packageVersion } from '../../cli/version.js';
+import { packageVersion } from '../../version.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/kernel/module.js';
 import type { ScoreBreakdown } from '../../modules/staking/score.js';
 import type { ValidatorView } from '../../modules/staking/types.js';
-import type { Handler, Schema } from '../definition.js';
+import type { ExplorerServices, Handler, Schema } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
-import type { ExplorerServices } from '../services.js';
 import { addr, num } from '../views.js';
 
 export const validatorSchema: Schema = {

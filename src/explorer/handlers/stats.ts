@@ -1,9 +1,8 @@
 // Stats: totals from the index and the chain.
 import { statsWindowStart } from '../../chain/stats-window.js';
 import { system } from '../../params.js';
-import type { Handler } from '../definition.js';
+import type { ExplorerServices, Handler } from '../definition.js';
 import { TOTAL_ADDRESSES, TOTAL_TOKENS, TOTAL_TRANSACTIONS } from '../indexer/records.js';
-import type { ExplorerServices } from '../services.js';
 
 
 /** Transactions per second over the blocks after `oldest` up to the head. */

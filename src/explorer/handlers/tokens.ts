@@ -1,9 +1,8 @@
 // Tokens: read from the index.
-import type { Handler } from '../definition.js';
+import type { ExplorerServices, Handler } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
 import type { TokenRecord } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
-import type { ExplorerServices } from '../services.js';
 import type { Entry } from '../store.js';
 import { addr, tokenView, transferView } from '../views.js';
 

@@ -1,8 +1,7 @@
 // Transactions: lists from the index, details from the chain and the pool.
-import { revertReason } from '../../rpc/revert-reason.js';
-import type { Handler } from '../definition.js';
+import { revertReason } from '../../chain/revert-reason.js';
+import type { ExplorerServices, Handler } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
-import type { ExplorerServices } from '../services.js';
 import { transfersOf, type RpcLog } from '../transfers.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';

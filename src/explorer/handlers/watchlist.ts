@@ -2,9 +2,8 @@
 import { authServices, signedIn } from '../auth/access.js';
 import type { WatchlistEntry } from '../auth/store.js';
 import { latestActivity, type WatchlistChanges, type WatchlistItem } from '../auth/watchlist.js';
-import type { Handler } from '../definition.js';
+import type { ExplorerServices, Handler } from '../definition.js';
 import { BadRequestError } from '../envelope.js';
-import type { ExplorerServices } from '../services.js';
 import { decodeCursor, PAGE } from '../pagination.js';
 
 const withActivity = (services: ExplorerServices, e: WatchlistEntry): WatchlistItem => ({ ...e, latestActivity: latestActivity(services.indexes, e.address) });

@@ -7,6 +7,7 @@ export const FIXED_ROOMS = {
   'transactions:new_pending_transaction': 'new_pending_transaction',
   'validators:changes': 'validator_change',
 } as const;
+import { SvcError } from '../../errors.js';
 
 export type FixedRoom = keyof typeof FIXED_ROOMS;
 
@@ -19,8 +20,9 @@ export const OBJECT_EVENTS = {
 } as const;
 
 /** A room name that cannot be joined, with the reason the ack carries. */
-export class InvalidRoomError extends Error {
+export class InvalidRoomError extends SvcError {
   override name = 'InvalidRoomError';
+  override readonly code = 'INVALID_ROOM';
 }
 
 const OBJECT_ROOM = /^(addresses|tokens):(0x[0-9a-fA-F]{40})$/;

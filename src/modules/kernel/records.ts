@@ -10,10 +10,12 @@
 // slot keccak256(key) of the module's account), so two nodes holding equal records have equal roots.
 import type { Chain, RecordWrite } from '../../native/index.js';
 import type { Address } from './module.js';
+import { SvcError } from '../../errors.js';
 
 /** Raised for a value the codec cannot encode or bytes it cannot decode. */
-export class RecordCodecError extends Error {
+export class RecordCodecError extends SvcError {
   override readonly name = 'RecordCodecError';
+  override readonly code = 'RECORD_CODEC';
 }
 
 function canonical(value: unknown, path: string): unknown {

@@ -30,10 +30,12 @@ import { isAddress } from './types.js';
 import { emptyWindow } from './liveness.js';
 import { emptyState, putDelegation, putUnbonding, type LedgerState } from './state.js';
 import { decodeRecord as decodeValue, encodeRecord } from '../kernel/records.js';
+import { SvcError } from '../../errors.js';
 
 /** Raised for a record that cannot be decoded. */
-export class StakingRecordError extends Error {
+export class StakingRecordError extends SvcError {
   override readonly name = 'StakingRecordError';
+  override readonly code = 'STAKING_RECORD';
   constructor(
     readonly key: string,
     reason: string,

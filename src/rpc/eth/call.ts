@@ -7,7 +7,7 @@ import { ExecutionError, ExecutionRevertedError, HistoricalStateUnavailableError
 import { readStateAsync } from '../historical-state.js';
 import { toData, toQuantity } from '../hex.js';
 import { method, optional, required, type MethodTable, type RpcContext } from '../method.js';
-import { revertReason } from '../revert-reason.js';
+import { revertReason } from '../../chain/revert-reason.js';
 import { parseAbsentOverrides, parseBlockId, parseCallObject, type ParsedCall } from '../validate.js';
 
 /** A chain id in the call object must be this chain's (geth's check and text). */

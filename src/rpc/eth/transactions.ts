@@ -1,5 +1,5 @@
 // Transactions: lookups (mined, else pending in the pool), receipts, and eth_sendRawTransaction.
-import { TxPoolError } from '../../chain/services.js';
+import { TxPoolError } from '../../chain/pool.js';
 import { blockSelectorOf } from '../block-tags.js';
 import { InvalidArgumentError, TransactionRejectedError } from '../errors.js';
 import { toData } from '../hex.js';
@@ -35,7 +35,7 @@ export const transactionMethods: MethodTable = {
     // Admitted now, in call order; answered once the pool journal holds it, so an answered hash survives a crash.
     const answer = ctx.services.mempool.submit(raw).then(toData, (err: unknown) => {
       // The pool's texts are geth's ("nonce too low", "insufficient funds for gas * price + value"): keep them verbatim.
-      throw err instanceof TxPoolError ? new TransactionRejectedError(err.message) : err;
+      throw err instanceof TxPoolError ? new TransactionRejectedError(err.message, undefined, { cause: err }) : err;
     });
     return ctx.answerLater ? ctx.answerLater(answer) : answer;
   }),

@@ -1,16 +1,17 @@
 // svc_* methods of proof-of-contribution compute: miner registration, task polling and proof
 // submission (what svc-miner calls), public inference tasks, and the views of tasks, proofs,
 // miners and the whole module (svc_getInferenceStats). Shapes: docs/compute.md.
-import { decodeFunctionData, parseTransaction as parseTx, type Hex as ViemHex } from 'viem';
+import { decodeFunctionData, type Hex as ViemHex } from 'viem';
 import { checksumAddress } from '../../chain/address.js';
-import { TxPoolError } from '../../chain/services.js';
+import { TxPoolError } from '../../chain/pool.js';
 import { COMPUTE_ABI, publicTaskId } from '../../modules/compute/module.js';
 import { epochStartHeight } from '../../modules/staking/epoch.js';
 import { computeStats, headEpoch, minerStatus, minerView, proofView, taskView, type ViewStyle } from '../../compute/views.js';
 import type { Address, MinerRecord, ProofRecord, TaskRecord } from '../../modules/compute/types.js';
 import type { TaskJson } from '../../modules/compute/wire.js';
 import { system } from '../../params.js';
-import { HeaderNotFoundError, InvalidArgumentError, MethodNotSupportedError, NotFoundError, TransactionRejectedError } from '../errors.js';
+import { ComputeInputError, ComputeRejectedError } from '../../compute/intake.js';
+import { HeaderNotFoundError, InvalidArgumentError, InvalidParamsError, MethodNotSupportedError, NotFoundError, TransactionRejectedError } from '../errors.js';
 import { toData, toQuantity } from '../hex.js';
 import { method, required, type MethodTable, type RpcContext } from '../method.js';
 import { parseAddress, parseBlockNumberOrTag, parseBytes, parseHash } from '../validate.js';
@@ -44,12 +45,23 @@ function inferenceNode(ctx: RpcContext, name: string): void {
   }
 }
 
+/** The intake's refusals as JSON-RPC errors: -32003 with the reason code as data, -32602 for malformed input. */
+async function intakeAnswer<T>(answer: Promise<T>): Promise<T> {
+  try {
+    return await answer;
+  } catch (err) {
+    if (err instanceof ComputeRejectedError) throw new TransactionRejectedError(err.message, { reason: err.reason }, { cause: err });
+    if (err instanceof ComputeInputError) throw new InvalidParamsError(err.message, { cause: err });
+    throw err;
+  }
+}
+
 export const computeMethods: MethodTable = {
-  svc_registerMiner: method([required(anything)], async (ctx, [reg]) => ctx.services.compute.intake.register(reg)),
+  svc_registerMiner: method([required(anything)], async (ctx, [reg]) => intakeAnswer(ctx.services.compute.intake.register(reg))),
 
   svc_submitInferenceProof: method([required(anything)], async (ctx, [proof]) => {
     inferenceNode(ctx, 'svc_submitInferenceProof');
-    return ctx.services.compute.intake.submitProof(proof);
+    return intakeAnswer(ctx.services.compute.intake.submitProof(proof));
   }),
 
   svc_getInferenceTasks: method([required(anything)], (ctx, [query]) => {
@@ -120,7 +132,7 @@ export const computeMethods: MethodTable = {
     }
     if (tx.to === null || !tx.to.equals(COMPUTE)) throw new InvalidArgumentError(0, `the transaction must call submitTask on ${system.computeAddress}`);
     try {
-      const data = (parseTransactionData(raw) ?? '0x') as ViemHex;
+      const data = toData(tx.data) as ViemHex;
       const d = decodeFunctionData({ abi: COMPUTE_ABI, data });
       if (d.functionName !== 'submitTask') throw new Error('not submitTask');
     } catch {
@@ -130,15 +142,10 @@ export const computeMethods: MethodTable = {
       const hash = await ctx.services.mempool.submit(raw);
       return { transactionHash: toData(hash), taskId: publicTaskId(hash) };
     } catch (err) {
-      if (err instanceof TxPoolError) throw new TransactionRejectedError(err.message);
+      if (err instanceof TxPoolError) throw new TransactionRejectedError(err.message, undefined, { cause: err });
       throw err;
     }
   }),
 
   svc_getInferenceStats: method([], (ctx) => computeStats(ctx.services, RPC_STYLE)),
 };
-
-/** The data field of a raw transaction (viem parses every type). */
-function parseTransactionData(raw: Buffer): string | undefined {
-  return parseTx(`0x${raw.toString('hex')}` as ViemHex).data;
-}

@@ -1,5 +1,5 @@
 // svc_* methods about the chain and this node: epoch, network statistics, node info, pool contents.
-import { packageVersion } from '../../cli/version.js';
+import { packageVersion } from '../../version.js';
 import { statsWindowStart } from '../../chain/stats-window.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/kernel/module.js';

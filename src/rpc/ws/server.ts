@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { NodeServices } from '../../chain/services.js';
+import type { NodeServices } from '../../services.js';
 import { clientOrigin, TrustedProxies } from '../../net/client-ip.js';
 import { guardConnections, listenerLimits, serverOptions, type ErrorBody, type ListenerLimits } from '../../net/connection-guard.js';
 import { ws as wsParams } from '../../params.js';

@@ -5,13 +5,13 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { rpcProofView } from '../svc/compute.js';
 import { checksumAddress } from '../../chain/address.js';
-import type { NodeServices } from '../../chain/services.js';
+import type { NodeServices } from '../../services.js';
 import type { Address, EpochSnapshot } from '../../modules/staking/types.js';
 import type { ProducedBlock } from '../../native/index.js';
 import { toData, toQuantity } from '../hex.js';
-import { matchesLog, type LogCriteria, type RpcLog } from './log-criteria.js';
+import { matchesLog, type LogMatcher, type RpcLog } from '../log-filter.js';
 import type { WsMetrics } from './metrics.js';
-import { EpochWatch, ValidatorWatch, type ValidatorChange } from './staking-changes.js';
+import { EpochWatch, ValidatorWatch, type ValidatorChange } from '../../modules/staking/changes.js';
 
 /** Every kind eth_subscribe accepts: geth's four, then the svc ones (docs/realtime.md). */
 export const SUBSCRIPTION_KINDS = [
@@ -28,7 +28,7 @@ export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 /** What a subscription asked for beyond its kind. */
 export type SubscriptionFilter =
   | { kind: 'newHeads' | 'syncing' | 'svcNewEpochs' }
-  | { kind: 'logs'; criteria: LogCriteria }
+  | { kind: 'logs'; criteria: LogMatcher }
   | { kind: 'newPendingTransactions'; fullTransactions: boolean }
   | { kind: 'svcValidatorStatus'; validators: Set<Address> | null }
   | { kind: 'svcInferenceProofs'; validators: Set<Address> | null };

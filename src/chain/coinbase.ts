@@ -1,11 +1,13 @@
 // The address a validator seals blocks for (fees and, later, rewards go there).
 import type { NodeConfig } from '../config.js';
-import { parseAddress } from '../chain/address.js';
-import { devAccounts, publicKeyRefusal } from '../chain/dev-accounts.js';
+import { parseAddress } from './address.js';
+import { devAccounts, publicKeyRefusal } from './dev-accounts.js';
+import { SvcError } from '../errors.js';
 
 /** Raised when no usable validator address is configured; the message says which flag to set. */
-export class ValidatorAddressError extends Error {
+export class ValidatorAddressError extends SvcError {
   override readonly name = 'ValidatorAddressError';
+  override readonly code = 'VALIDATOR_ADDRESS';
 }
 
 /**

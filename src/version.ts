@@ -1,11 +1,11 @@
-// The package's version, read from package.json so that it has one source.
+// The package's version, read from package.json so that it has one source (the CLI, JSON-RPC and the explorer report it).
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 let cached: string | undefined;
 
-/** Version of the svc-node package (from src/cli or dist/src/cli alike). */
+/** Version of the svc-node package (from src or dist/src alike). */
 export function packageVersion(): string {
   if (cached) return cached;
   let dir = path.dirname(fileURLToPath(import.meta.url));

@@ -2,8 +2,8 @@
 // and validators registered, jailed, unjailed, slashed, or moved into or out of the active set. The
 // ledger keeps state, not history, so changes are found by comparing it after each block with what
 // it was after the previous one. Shared by the WebSocket subscriptions and the explorer's live feed.
-import type { StakingLedger } from '../../modules/staking/ledger.js';
-import type { Address, EpochSnapshot, SlashRecord, ValidatorStatus, ValidatorView } from '../../modules/staking/types.js';
+import type { StakingLedger } from './ledger.js';
+import type { Address, EpochSnapshot, SlashRecord, ValidatorStatus, ValidatorView } from './types.js';
 
 /** One kind of validator change, in the order a notification lists them. */
 export type ValidatorChangeKind = 'registered' | 'slashed' | 'jailed' | 'unjailed' | 'joinedActiveSet' | 'leftActiveSet' | 'removed';

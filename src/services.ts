@@ -1,0 +1,32 @@
+// What a running node offers to the serving layers (JSON-RPC, WebSocket, explorer): the chain, the
+// pool, the state machine, the compute service and block production, put together by node.ts.
+// Data flows one way: rpc/explorer -> services -> compute/consensus -> chain -> native.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Chain } from './native/index.js';
+import type { NodeConfig } from './config.js';
+import type { NodeCompute } from './compute/index.js';
+import type { ChainApp } from './chain/app.js';
+import type { NodeEvents } from './chain/events.js';
+import type { Mempool } from './chain/pool.js';
+import type { BlockProduction } from './consensus/production.js';
+
+/** Everything a serving layer needs from a running node. */
+export interface NodeServices {
+  config: NodeConfig;
+  chain: Chain;
+  mempool: Mempool;
+  /** The state machine: system modules (staking, compute) and supply. */
+  app: ChainApp;
+  /** The node's compute mode and what runs for it (pow search, or models, proof intake and spot-checks). */
+  compute: NodeCompute;
+  events: NodeEvents;
+  log: Logger;
+  metrics: Registry;
+  /** The address this node's solo driver proposes blocks as (its validator). */
+  coinbase: Buffer;
+  /** Block number the node had when it started (for eth_syncing / node info). */
+  startingBlock: number;
+  /** Block production's health: state, reason and head age (health checks, node info, metrics). */
+  production: BlockProduction;
+}
