@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { core, type Chain } from '../native/index.js';
+import { SvcError } from '../errors.js';
 import { compute as defaultComputeParams, rpc as rpcParams, staking as defaultStakingParams, type ComputeParams, type StakingParams } from '../params.js';
 import { appGenesis, ChainApp, type Proposal } from './app.js';
 import { createNodeEvents } from './events.js';
@@ -36,8 +37,9 @@ export interface ReplayResult {
 }
 
 /** A block of the source whose replay gives another result: refused, or another hash or root. */
-export class ReplayMismatchError extends Error {
+export class ReplayMismatchError extends SvcError {
   override readonly name = 'ReplayMismatchError';
+  override readonly code = 'REPLAY_MISMATCH';
   constructor(
     readonly height: number,
     readonly reason: string,
@@ -46,11 +48,17 @@ export class ReplayMismatchError extends Error {
   }
 }
 
+/** The replay's target holds data already. */
+export class ReplayTargetError extends SvcError {
+  override readonly name = 'ReplayTargetError';
+  override readonly code = 'REPLAY_TARGET';
+}
+
 const hex = (b: Buffer): string => `0x${b.toString('hex')}`;
 
 /** Replays `from` into `to`; throws ReplayMismatchError at the first block that differs. */
 export async function replayChain(o: ReplayOptions): Promise<ReplayResult> {
-  if (existsSync(o.to) && readdirSync(o.to).length > 0) throw new Error(`the replay's target ${o.to} is not empty: give a new data dir`);
+  if (existsSync(o.to) && readdirSync(o.to).length > 0) throw new ReplayTargetError(`the replay's target ${o.to} is not empty: give a new data dir`);
   const source: Chain = core.Chain.open(o.from, o.genesis.spec, { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
   let target: Chain | undefined;
   try {

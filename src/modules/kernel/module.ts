@@ -15,7 +15,8 @@ import type { BalanceMove, Chain, ModuleLog, RecordWrite } from '../../native/in
 import type { ModuleMessage } from './messages.js';
 
 /** A lowercase 0x-prefixed 20-byte address. */
-export type Address = `0x${string}`;
+import type { Address } from './records.js';
+export type { Address };
 
 /** A transaction (or eth_call) addressed to a module. */
 export interface ModuleCall {

@@ -9,8 +9,10 @@
 // or whether it was read back from disk: the state root commits to keccak256 of these bytes (the
 // slot keccak256(key) of the module's account), so two nodes holding equal records have equal roots.
 import type { Chain, RecordWrite } from '../../native/index.js';
-import type { Address } from './module.js';
 import { SvcError } from '../../errors.js';
+
+/** A module's account address (0x-prefixed hex). */
+export type Address = `0x${string}`;
 
 /** Raised for a value the codec cannot encode or bytes it cannot decode. */
 export class RecordCodecError extends SvcError {
