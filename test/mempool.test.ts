@@ -423,7 +423,7 @@ describe('mempool after a block: included and stale transactions leave, the rest
     const other = await signed(alice!.privateKey, { nonce: 0, value: 2n, maxFeePerGas: 20n * GWEI, maxPriorityFeePerGas: 2n * GWEI });
     const head = pool.chain.head();
     const produced = await pool.chain.produceBlock({
-      timestamp: head.timestamp,
+      timestampMs: head.timestampMs,
       coinbase: alice!.addressBytes,
       extraData: Buffer.alloc(0),
       gasLimit: head.gasLimit,

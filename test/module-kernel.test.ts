@@ -84,6 +84,7 @@ function fakeModule(name: string, address: string, calls: string[], minted = 0n)
 const blockInfo = (height: number): BlockInfo => ({
   height,
   now: 1000 + height,
+  nowMs: (1000 + height) * 1000,
   epoch: 0,
   epochLengthBlocks: 100,
   parentHash: Buffer.alloc(32),
@@ -148,7 +149,7 @@ class Node {
 
   async block(height: number): Promise<Hex> {
     const coinbase = devGenesisValidators()[0]!.operator;
-    const built = await this.app.produceBlock({ timestamp: 1_900_000_000 + height, coinbase, extraData: Buffer.alloc(0), maxTxs: 100, signers: [coinbase] });
+    const built = await this.app.produceBlock({ timestampMs: (1_900_000_000 + height) * 1000, coinbase, extraData: Buffer.alloc(0), maxTxs: 100, signers: [coinbase] });
     assert.equal(built.produced.head.number, height);
     return `0x${built.produced.head.stateRoot.toString('hex')}`;
   }
@@ -226,7 +227,7 @@ describe('one root over EVM state and module records', () => {
     const head = n.chain.head();
     const proposal = (messages: Buffer[]) => ({
       height: head.number + 1,
-      timestamp: head.timestamp + 1,
+      timestampMs: head.timestampMs + 1000,
       coinbase: devGenesisValidators()[0]!.operator,
       extraData: Buffer.alloc(0),
       signers: [],

@@ -40,7 +40,7 @@ describe('coded native errors', () => {
     const who = devAccounts()[0]!.addressBytes;
     before(async () => {
       for (let i = 1; i <= 4; i++) {
-        await chain.produceBlock({ timestamp: 1_900_000_000 + i, coinbase: who, extraData: Buffer.alloc(0), gasLimit: 30_000_000, txs: [], senders: [] });
+        await chain.produceBlock({ timestampMs: (1_900_000_000 + i) * 1000, coinbase: who, extraData: Buffer.alloc(0), gasLimit: 30_000_000, txs: [], senders: [] });
       }
     });
     after(() => {

@@ -74,7 +74,7 @@ class Source {
 
   async block(): Promise<number> {
     const height = this.chain.head().number + 1;
-    const built = await this.app.produceBlock({ timestamp: T0 + height, coinbase: proposer, extraData: Buffer.from(CLIENT_NAME), maxTxs: 1000, signers: [proposer] });
+    const built = await this.app.produceBlock({ timestampMs: (T0 + height) * 1000, coinbase: proposer, extraData: Buffer.from(CLIENT_NAME), maxTxs: 1000, signers: [proposer] });
     this.roots[height] = `0x${built.produced.head.stateRoot.toString('hex')}`;
     return height;
   }

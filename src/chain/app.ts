@@ -31,8 +31,8 @@ export type { ComputeBlockEvents } from '../modules/compute/module.js';
 
 /** What a driver asks for: the next block's time, producer and signers. */
 export interface BlockTemplate {
-  /** Proposer's clock, seconds; raised to parent + 1 when not after the parent (as the native builder does). */
-  timestamp: number;
+  /** Proposer's clock, milliseconds; raised to the parent's time + 1 ms when not after it (as the native builder does). */
+  timestampMs: number;
   coinbase: Buffer;
   extraData: Buffer;
   maxTxs: number;
@@ -43,8 +43,12 @@ export interface BlockTemplate {
 /** A block proposal: the header fields its proposer chose and its transactions, in order. */
 export interface Proposal {
   height: number;
-  /** Seconds. */
-  timestamp: number;
+  /**
+   * The block's time in milliseconds, after the parent's. The header keeps its seconds as
+   * `timestamp` (non-decreasing: blocks shorter than a second share a second) and the milliseconds
+   * in `mixHash` (svc-primitives header_time_ms).
+   */
+  timestampMs: number;
   coinbase: Buffer;
   extraData: Buffer;
   /** Validators whose signatures the block carries (solo: the proposer alone). */
@@ -163,13 +167,14 @@ export class ChainApp {
   }
 
   /** The context a call at `height` runs in. */
-  callContext(height: number, now: number): BlockContext {
-    return { height, now, epoch: epochOfHeight(height, this.params) };
+  /** The context of a block at `height` whose time is `timeMs` milliseconds. */
+  callContext(height: number, timeMs: number): BlockContext {
+    return { height, now: Math.floor(timeMs / 1000), nowMs: timeMs, epoch: epochOfHeight(height, this.params) };
   }
 
   /** eth_call / eth_estimateGas of a system module at the head; undefined when `to` is not a module. */
-  simulateModule(to: Buffer, call: ModuleCall, ctx: { height: number; now: number }): ModuleOutcome | undefined {
-    return this.modules.get(to)?.simulate(call, this.callContext(ctx.height, ctx.now));
+  simulateModule(to: Buffer, call: ModuleCall, ctx: { height: number; timeMs: number }): ModuleOutcome | undefined {
+    return this.modules.get(to)?.simulate(call, this.callContext(ctx.height, ctx.timeMs));
   }
 
   private genesisLedger(): StakingLedger {
@@ -232,7 +237,7 @@ export class ChainApp {
     for (const p of ordered) this.decoded.set(p.raw, p.tx);
     return {
       height: parent.number + 1,
-      timestamp: Math.max(t.timestamp, parent.timestamp + 1),
+      timestampMs: Math.max(t.timestampMs, parent.timestampMs + 1),
       coinbase: t.coinbase,
       extraData: announceComputeMode(t.extraData, this.computeMode),
       signers: t.signers,
@@ -250,8 +255,8 @@ export class ChainApp {
   async processProposal(p: Proposal): Promise<ProposalVerdict> {
     const parent = this.chain.head();
     if (p.height !== parent.number + 1) return { accept: false, reason: `height ${p.height} does not follow the head ${parent.number}` };
-    if (!Number.isSafeInteger(p.timestamp) || p.timestamp <= parent.timestamp) {
-      return { accept: false, reason: `timestamp ${p.timestamp} is not after the parent's ${parent.timestamp}` };
+    if (!Number.isSafeInteger(p.timestampMs) || p.timestampMs <= parent.timestampMs) {
+      return { accept: false, reason: `time ${p.timestampMs} ms is not after the parent's ${parent.timestampMs} ms` };
     }
     if (p.coinbase.length !== 20) return { accept: false, reason: 'the coinbase is not 20 bytes' };
     if (p.extraData.length > MAX_EXTRA_DATA) return { accept: false, reason: `extra data of ${p.extraData.length} bytes, limit ${MAX_EXTRA_DATA}` };
@@ -285,7 +290,7 @@ export class ChainApp {
     const parent = chain.head();
     if (p.height !== parent.number + 1) throw new Error(`finalizeBlock of height ${p.height} on the head ${parent.number}`);
     const baseFee = chain.nextBaseFee();
-    const ctx = this.callContext(p.height, p.timestamp);
+    const ctx = this.callContext(p.height, p.timestampMs);
     const txs = p.txs.map((raw): PooledTx => {
       const tx = this.decoded.get(raw);
       if (!tx) throw new Error('finalizeBlock of a proposal that was not processed: a transaction is not decoded');
@@ -343,7 +348,7 @@ export class ChainApp {
         ...this.messagesRecord(p.messages),
       ];
       const produced = await chain.finalizeBlock({
-        timestamp: p.timestamp,
+        timestampMs: p.timestampMs,
         coinbase: p.coinbase,
         extraData: p.extraData,
         gasLimit: parent.gasLimit,

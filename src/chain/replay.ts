@@ -78,7 +78,7 @@ export async function replayChain(o: ReplayOptions): Promise<ReplayResult> {
       if (!inputs) throw new ReplayMismatchError(height, 'the source has no such block');
       const proposal: Proposal = {
         height,
-        timestamp: inputs.head.timestamp,
+        timestampMs: inputs.head.timestampMs,
         coinbase: inputs.coinbase,
         extraData: inputs.extraData,
         // Blocks do not carry their signatures yet: a solo chain's only signer is its proposer.

@@ -128,7 +128,7 @@ export class SoloDriver implements ConsensusDriver {
     let built;
     try {
       built = await app.produceBlock({
-        timestamp: Math.floor(this.opts.now() / 1000),
+        timestampMs: Math.floor(this.opts.now()),
         coinbase: this.opts.coinbase,
         extraData: this.opts.extraData,
         maxTxs: this.opts.maxTxsPerBlock,

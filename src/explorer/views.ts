@@ -31,7 +31,8 @@ export const blockSchema: Schema = {
   properties: {
     number: { type: 'integer' },
     hash: { type: 'string' },
-    timestamp: { type: 'integer' },
+    timestamp: { type: 'integer', description: 'Unix seconds' },
+    timestampMs: { type: 'integer', description: 'The block time in Unix milliseconds' },
     miner: { type: 'string' },
     transactionCount: { type: 'integer' },
     gasUsed: { type: 'string' },
@@ -50,6 +51,7 @@ export function blockView(b: Rpc): Record<string, unknown> {
     number: num(b.number),
     hash: b.hash,
     timestamp: num(b.timestamp),
+    timestampMs: num(b.timestampMs),
     miner: addr(b.miner as string),
     transactionCount: Array.isArray(b.transactions) ? b.transactions.length : num(b.transactionCount),
     gasUsed: gasUsed.toString(),

@@ -40,7 +40,10 @@ export interface HeadInfo {
   number: number;
   hash: Buffer;
   parentHash: Buffer;
+  /** Seconds (the header's timestamp; equal to the parent's when blocks are shorter than a second). */
   timestamp: number;
+  /** The block's time in milliseconds (seconds from `timestamp`, milliseconds from `mixHash`). */
+  timestampMs: number;
   gasLimit: number;
   gasUsed: number;
   baseFeePerGas: bigint;
@@ -80,8 +83,8 @@ export interface DecodedTx {
 }
 
 export interface ProduceBlockRequest {
-  /** Seconds; a value not after the parent's is raised to parent + 1 (timestamps strictly increase). */
-  timestamp: number;
+  /** The block's time in milliseconds; raised to the parent's + 1 ms when not after it. */
+  timestampMs: number;
   coinbase: Buffer;
   extraData: Buffer;
   gasLimit: number;

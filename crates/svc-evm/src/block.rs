@@ -15,7 +15,7 @@ use revm::primitives::hardfork::SpecId;
 use revm::{Database, DatabaseCommit};
 use svc_primitives::gas::MAX_INITCODE_SIZE;
 use svc_primitives::{
-    header_hash, intrinsic_gas, logs_bloom, next_base_fee, receipts_root, transactions_root, prague_header,
+    header_hash, header_time_ms, intrinsic_gas, logs_bloom, mix_hash_with_millis, next_base_fee, receipts_root, transactions_root, prague_header,
     Header, SignedTransaction, TxEnvelope, TxReceipt, KECCAK_EMPTY,
 };
 use svc_store::codec::BlockBody;
@@ -31,8 +31,10 @@ pub const MAX_EXTRA_DATA: usize = 32;
 /// What the consensus driver asks to be sealed on top of the head.
 #[derive(Debug, Clone, Default)]
 pub struct BlockRequest {
-    /// Raised to the parent's timestamp + 1 when not after it (geth dev mode does the same).
-    pub timestamp: u64,
+    /// The block's time in milliseconds (the header keeps its seconds in `timestamp` and the
+    /// milliseconds in `mixHash`, see `header_time_ms`); raised to the parent's time + 1 ms when
+    /// not after it, so that block times strictly increase.
+    pub timestamp_ms: u64,
     pub coinbase: Address,
     pub extra_data: Bytes,
     pub gas_limit: u64,
@@ -186,15 +188,17 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
     let view = store.view();
     let parent = view.head_block()?.clone();
     let ph = &parent.header;
+    let time_ms = req.timestamp_ms.max(header_time_ms(ph) + 1);
     let mut header = Header {
         parent_hash: parent.hash,
         beneficiary: req.coinbase,
         number: ph.number + 1,
         gas_limit: req.gas_limit,
-        timestamp: req.timestamp.max(ph.timestamp + 1),
+        timestamp: time_ms / 1000,
         extra_data: req.extra_data.clone(),
-        // Deterministic PREVRANDAO: every node derives the same value from the parent.
-        mix_hash: keccak256(parent.hash),
+        // Deterministic PREVRANDAO: every node derives the same value from the parent; its last two
+        // bytes carry the milliseconds of the block's time.
+        mix_hash: mix_hash_with_millis(keccak256(parent.hash), time_ms),
         base_fee_per_gas: Some(next_base_fee(ph.gas_used, ph.gas_limit, ph.base_fee_per_gas.unwrap_or_default())),
         ..prague_header()
     };

@@ -91,11 +91,11 @@ impl Chain {
             .iter()
             .map(|raw| svc_primitives::SignedTransaction::decode(raw).map_err(|e| ChainError::Invalid(format!("stored transaction is corrupt: {e}"))))
             .collect::<Result<Vec<_>, _>>()?;
-        let parent_timestamp = match number {
+        let parent_time_ms = match number {
             0 => None,
             n => view.block(n - 1)?.as_ref().and_then(crate::index::parent_time),
         };
-        let writes = crate::index::block_writes(&source, &block.header, parent_timestamp, &txs, &body.senders, &receipts)?;
+        let writes = crate::index::block_writes(&source, &block.header, parent_time_ms, &txs, &body.senders, &receipts)?;
         self.store.service_write("explorer", &writes)?;
         Ok(true)
     }

@@ -16,9 +16,9 @@ impl IndexSource for ExplorerSource<'_> {
     }
 }
 
-/// The parent's timestamp for block-time figures: none after genesis, whose time is fixed by the network's definition.
+/// The parent's time in milliseconds for block-time figures: none after genesis, whose time is fixed by the network's definition.
 pub(crate) fn parent_time(parent: &svc_store::StoredBlock) -> Option<u64> {
-    (parent.header.number > 0).then_some(parent.header.timestamp)
+    (parent.header.number > 0).then(|| svc_primitives::header_time_ms(&parent.header))
 }
 
 pub(crate) fn index_error(e: IndexError) -> ChainError {
@@ -29,7 +29,7 @@ pub(crate) fn index_error(e: IndexError) -> ChainError {
 pub(crate) fn block_writes(
     source: &dyn IndexSource,
     header: &Header,
-    parent_timestamp: Option<u64>,
+    parent_time_ms: Option<u64>,
     txs: &[SignedTransaction],
     senders: &[Address],
     receipts: &[TxReceipt],
@@ -66,6 +66,6 @@ pub(crate) fn block_writes(
         });
         previous_gas = receipt.cumulative_gas_used;
     }
-    let block = IndexBlock { number: header.number, timestamp: header.timestamp, parent_timestamp, gas_used: header.gas_used, txs: index_txs };
+    let block = IndexBlock { number: header.number, timestamp: header.timestamp, time_ms: svc_primitives::header_time_ms(header), parent_time_ms, gas_used: header.gas_used, txs: index_txs };
     svc_index::index_block(source, &block).map_err(index_error)
 }

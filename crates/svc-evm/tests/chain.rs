@@ -5,7 +5,7 @@ mod common;
 
 use alloy_primitives::{Address, Bytes, B256, U256};
 use common::*;
-use svc_evm::{CallRequest, CallStatus, Chain, ChainConfig, RecordWrite};
+use svc_evm::{BlockRequest, CallRequest, CallStatus, Chain, ChainConfig, RecordWrite};
 use svc_store::state::{record_slot, record_word};
 use svc_store::query::{block_logs, find_logs, LogFilter};
 
@@ -395,4 +395,29 @@ fn records_of_a_module_that_also_receives_value_keep_its_balance() {
     let account = chain.account(&MODULE, 1).unwrap();
     assert_eq!((account.nonce, account.balance), (1, U256::from(5)));
     assert_eq!(chain.storage(&MODULE, &record_slot(b"m/a"), 1).unwrap(), record_word(Some(b"x")));
+}
+
+#[test]
+fn block_times_carry_milliseconds_and_strictly_increase() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..1).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let genesis_ms = svc_primitives::header_time_ms(&chain.head().unwrap().header);
+    assert_eq!(genesis_ms, 1_700_000_000_000);
+    let at = |ms: u64| BlockRequest { timestamp_ms: ms, ..request(&chain, vec![], vec![]) };
+    // Two blocks half a second apart within one second share the header's seconds.
+    let b1 = chain.produce_block(at(genesis_ms + 1_250)).unwrap().block;
+    let b2 = chain.produce_block(at(genesis_ms + 1_750)).unwrap().block;
+    assert_eq!((b1.header.timestamp, b2.header.timestamp), (1_700_000_001, 1_700_000_001));
+    assert_eq!(svc_primitives::header_time_ms(&b1.header), genesis_ms + 1_250);
+    assert_eq!(svc_primitives::header_time_ms(&b2.header), genesis_ms + 1_750);
+    // mixHash keeps the PREVRANDAO seed from the parent in its first 30 bytes.
+    assert_eq!(&b2.header.mix_hash[..30], &alloy_primitives::keccak256(b1.hash)[..30]);
+    // A time not after the parent's is raised to the parent's + 1 ms.
+    let b3 = chain.produce_block(at(genesis_ms + 1_000)).unwrap().block;
+    assert_eq!(svc_primitives::header_time_ms(&b3.header), genesis_ms + 1_751);
+    // A reopened chain reads the same times back.
+    drop(chain);
+    let chain = open(dir.path(), &genesis(&keys));
+    assert_eq!(svc_primitives::header_time_ms(&chain.head().unwrap().header), genesis_ms + 1_751);
 }

@@ -69,9 +69,12 @@ pub struct IndexTx<'a> {
 
 pub struct IndexBlock<'a> {
     pub number: u64,
+    /// Seconds (the header's timestamp).
     pub timestamp: u64,
-    /// The parent's timestamp (None for genesis).
-    pub parent_timestamp: Option<u64>,
+    /// The block's time in milliseconds.
+    pub time_ms: u64,
+    /// The parent's time in milliseconds (None for genesis).
+    pub parent_time_ms: Option<u64>,
     pub gas_used: u64,
     pub txs: Vec<IndexTx<'a>>,
 }
@@ -278,7 +281,7 @@ pub fn index_block(source: &dyn IndexSource, block: &IndexBlock<'_>) -> Result<V
     let day = (block.timestamp / SECONDS_PER_DAY) as u32;
     let day_key = key(b"d/", &[&day.to_be_bytes()]);
     let mut stats = b.get(&day_key)?.unwrap_or_else(|| {
-        json!({ "day": day, "blocks": 0, "transactions": 0, "gasUsed": big(0), "gasPriceSum": big(0), "blockTimeSum": 0, "activeAddresses": 0, "newAddresses": 0 })
+        json!({ "day": day, "blocks": 0, "transactions": 0, "gasUsed": big(0), "gasPriceSum": big(0), "blockTimeSumMs": 0, "activeAddresses": 0, "newAddresses": 0 })
     });
     let counter = |stats: &mut Value, field: &str, n: u64| {
         let v = stats[field].as_u64().unwrap_or(0) + n;
@@ -286,8 +289,8 @@ pub fn index_block(source: &dyn IndexSource, block: &IndexBlock<'_>) -> Result<V
     };
     counter(&mut stats, "blocks", 1);
     stats["gasUsed"] = big(bigint_of(&stats["gasUsed"]) + U256::from(block.gas_used));
-    if let Some(parent) = block.parent_timestamp {
-        counter(&mut stats, "blockTimeSum", block.timestamp.saturating_sub(parent));
+    if let Some(parent) = block.parent_time_ms {
+        counter(&mut stats, "blockTimeSumMs", block.time_ms.saturating_sub(parent));
     }
     let mut gas_price_sum = bigint_of(&stats["gasPriceSum"]);
 
@@ -559,7 +562,7 @@ mod tests {
                 logs,
             }
         }
-        let block = IndexBlock { number: 1, timestamp: 86_400 * 3 + 5, parent_timestamp: Some(86_400 * 3 + 4), gas_used: 50_000, txs: vec![tx(logs)] };
+        let block = IndexBlock { number: 1, timestamp: 86_400 * 3 + 5, time_ms: (86_400 * 3 + 5) * 1000, parent_time_ms: Some((86_400 * 3 + 4) * 1000 + 500), gas_used: 50_000, txs: vec![tx(logs)] };
         store.apply(index_block(&store, &block).unwrap());
 
         assert_eq!(indexed_height(&store).unwrap(), Some(1));
@@ -579,12 +582,14 @@ mod tests {
         let (mut topics2, mut data2) = (Vec::new(), Vec::new());
         transfer_log(B, A, 70, &mut topics2, &mut data2);
         let logs2 = vec![IndexLog { address: TOKEN, topics: &topics2, data: &data2, log_index: 0 }];
-        let block2 = IndexBlock { number: 2, timestamp: 86_400 * 3 + 6, parent_timestamp: Some(86_400 * 3 + 5), gas_used: 50_000, txs: vec![tx(logs2)] };
+        let block2 = IndexBlock { number: 2, timestamp: 86_400 * 3 + 6, time_ms: (86_400 * 3 + 6) * 1000, parent_time_ms: Some((86_400 * 3 + 5) * 1000), gas_used: 50_000, txs: vec![tx(logs2)] };
         store.apply(index_block(&store, &block2).unwrap());
         assert!(store.json(&key(b"h/", &[TOKEN.as_slice(), B.as_slice()])).is_none());
         assert_eq!(store.json(&key(b"T/", &[TOKEN.as_slice()])).unwrap()["holders"], json!(1));
         assert_eq!(store.json(TOTAL_TRANSACTIONS), Some(json!(2)));
         assert_eq!(store.json(&key(b"d/", &[&3u32.to_be_bytes()])).unwrap()["newAddresses"], json!(3));
+        // Block times are summed in milliseconds: 500 ms, then 1,000 ms.
+        assert_eq!(store.json(&key(b"d/", &[&3u32.to_be_bytes()])).unwrap()["blockTimeSumMs"], json!(1_500));
 
         store.apply(token_metadata_writes(&store, &TOKEN, Some("Test"), Some("TST"), Some(18)).unwrap());
         assert_eq!(store.json(&key(b"T/", &[TOKEN.as_slice()])).unwrap()["symbol"], "TST");
@@ -606,7 +611,7 @@ mod tests {
             IndexLog { address: Address::repeat_byte(0x11), topics: &batch_topics, data: &batch_data, log_index: 1 },
         ];
         let tx = IndexTx { hash: B256::repeat_byte(2), from: A, to: Some(TOKEN), created: None, value: U256::ZERO, input: &[], success: true, gas_used: 1, gas_price: 1, logs };
-        store.apply(index_block(&store, &IndexBlock { number: 1, timestamp: 10, parent_timestamp: Some(9), gas_used: 1, txs: vec![tx] }).unwrap());
+        store.apply(index_block(&store, &IndexBlock { number: 1, timestamp: 10, time_ms: 10_000, parent_time_ms: Some(9_000), gas_used: 1, txs: vec![tx] }).unwrap());
         let nft = store.json(&key(b"i/", &[TOKEN.as_slice(), &U256::from(9).to_be_bytes::<32>()])).unwrap();
         assert_eq!(nft["owner"], addr(&A));
         let multi = Address::repeat_byte(0x11);

@@ -24,6 +24,7 @@ fn head_info(b: &StoredBlock) -> HeadInfo {
         hash: buffer(b.hash.as_slice()),
         parent_hash: buffer(h.parent_hash.as_slice()),
         timestamp: num(h.timestamp),
+        timestamp_ms: num(svc_primitives::header_time_ms(h)),
         gas_limit: num(h.gas_limit),
         gas_used: num(h.gas_used),
         base_fee_per_gas: from_u64(h.base_fee_per_gas.unwrap_or_default()),
@@ -582,7 +583,7 @@ fn block_request(req: ProduceBlockRequest) -> napi::Result<BlockRequest> {
         .map(|w| Ok(RecordWrite { module: to_address(&w.module, "module")?, key: w.key.to_vec(), value: w.value.map(|v| v.to_vec()) }))
         .collect::<napi::Result<Vec<_>>>()?;
     Ok(BlockRequest {
-        timestamp: to_count(req.timestamp, "timestamp")?,
+        timestamp_ms: to_count(req.timestamp_ms, "timestampMs")?,
         coinbase: to_address(&req.coinbase, "coinbase")?,
         extra_data: Bytes::from(req.extra_data.to_vec()),
         gas_limit: to_count(req.gas_limit, "gasLimit")?,

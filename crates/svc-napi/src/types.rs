@@ -41,7 +41,10 @@ pub struct HeadInfo {
     pub number: i64,
     pub hash: Buffer,
     pub parent_hash: Buffer,
+    /// Seconds (the header's `timestamp`; equal to the parent's when blocks are shorter than a second).
     pub timestamp: i64,
+    /// The block's time in milliseconds (seconds from `timestamp`, milliseconds from `mixHash`).
+    pub timestamp_ms: i64,
     pub gas_limit: i64,
     pub gas_used: i64,
     pub base_fee_per_gas: BigInt,
@@ -101,7 +104,8 @@ pub struct ServiceWrite {
 
 #[napi(object)]
 pub struct ProduceBlockRequest {
-    pub timestamp: i64,
+    /// The block's time in milliseconds; raised to the parent's + 1 ms when not after it.
+    pub timestamp_ms: i64,
     pub coinbase: Buffer,
     pub extra_data: Buffer,
     pub gas_limit: i64,

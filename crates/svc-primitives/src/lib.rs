@@ -15,6 +15,6 @@ pub use alloy_trie::{TrieAccount, EMPTY_ROOT_HASH, KECCAK_EMPTY};
 
 pub use fees::next_base_fee;
 pub use gas::{intrinsic_gas, IntrinsicGas};
-pub use header::{empty_requests_hash, header_hash, prague_header, EMPTY_OMMER_ROOT_HASH};
+pub use header::{empty_requests_hash, header_hash, header_time_ms, mix_hash_with_millis, prague_header, EMPTY_OMMER_ROOT_HASH};
 pub use receipt::{logs_bloom, receipts_root, transactions_root, TxReceipt};
 pub use tx::{SignedTransaction, TxError};

@@ -231,6 +231,8 @@ fn header_fields(b: &StoredBlock, body: &BlockBody) -> Value {
         "gasLimit": qty(h.gas_limit),
         "gasUsed": qty(h.gas_used),
         "timestamp": qty(h.timestamp),
+        // The block's time in milliseconds (seconds from `timestamp`, milliseconds from `mixHash`).
+        "timestampMs": qty(svc_primitives::header_time_ms(h)),
         "uncles": [],
         "mixHash": hash(&h.mix_hash),
         "baseFeePerGas": qty(base_fee),

@@ -32,7 +32,7 @@ export const CHARTS: ChartDef[] = [
     path: 'block-time',
     title: 'Average time between blocks',
     unit: 'milliseconds',
-    value: (d) => (d && d.blocks > 0 ? String(Math.round((d.blockTimeSum * 1000) / d.blocks)) : '0'),
+    value: (d) => (d && d.blocks > 0 ? String(Math.round(d.blockTimeSumMs / d.blocks)) : '0'),
   },
 ];
 

@@ -1,5 +1,6 @@
 // Network: the staking module's state and this node, as the svc_* methods report them, with large
 // integers as decimal strings.
+import { blockTimeMs } from '../../chain/block-time.js';
 import { packageVersion } from '../../version.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/kernel/module.js';
@@ -100,6 +101,7 @@ export const networkHandlers: Record<string, Handler> = {
       number: epoch,
       startBlock: start,
       startTime: num(chain.getBlockSummary({ number: start })?.timestamp),
+      startTimeMs: blockTimeMs(chain, start) ?? null,
       lengthBlocks: params.epochLengthBlocks,
       durationMs: params.epochLengthBlocks * config.blockTimeMs,
       slot: head.number - start,

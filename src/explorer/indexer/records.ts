@@ -89,8 +89,8 @@ export interface DayStats {
   gasUsed: bigint;
   /** Sum of effective gas prices, for the average. */
   gasPriceSum: bigint;
-  /** Sum of seconds between consecutive blocks, for the average block time. */
-  blockTimeSum: number;
+  /** Time between the day's blocks and their parents, summed, milliseconds. */
+  blockTimeSumMs: number;
   activeAddresses: number;
   newAddresses: number;
 }

@@ -41,7 +41,7 @@ const definitions: RouteDef[] = [
     method: 'GET',
     path: '/network/epoch',
     category: 'Network',
-    summary: 'The current epoch: number, first block and its time, length, slot of the head, active set size.',
+    summary: 'The current epoch: number, first block and its time (seconds, and milliseconds as startTimeMs), length in blocks and in milliseconds at the target block time, slot of the head, active set size.',
     auth: 'public',
     response: { type: 'object' },
   },

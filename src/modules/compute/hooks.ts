@@ -22,6 +22,8 @@ const addressBuffer = (a: string): Buffer => Buffer.from(a.slice(2), 'hex');
 export interface ComputeBlockContext {
   height: number;
   now: number;
+  /** The block's time, milliseconds. */
+  nowMs: number;
   epoch: number;
   /** Epoch length, to tell an epoch's first block. */
   epochLengthBlocks: number;
@@ -439,7 +441,7 @@ export class ComputeHooks {
       this.store.saveValidator(v);
       g.counters.sharesAccepted += 1;
     }
-    const entry: PowWindowEntry = { height: ctx.height, timestamp: ctx.now, work };
+    const entry: PowWindowEntry = { height: ctx.height, timeMs: ctx.nowMs, work };
     g.powWindow = [...g.powWindow, entry].slice(-(this.params.hashrateWindowBlocks + 1));
   }
 }

@@ -163,7 +163,8 @@ export interface ComputeCounters {
 /** One block of the hashrate window. */
 export interface PowWindowEntry {
   height: number;
-  timestamp: number;
+  /** The block's time, milliseconds. */
+  timeMs: number;
   work: Record<Address, bigint>;
 }
 

@@ -40,22 +40,22 @@ export class ComputeViews {
    * block before them (the window keeps that one block too, as its start; so a young chain never
    * times from the genesis date).
    */
-  powWindowWork(validator: Address): { work: bigint; seconds: number } {
+  powWindowWork(validator: Address): { work: bigint; ms: number } {
     const w = this.store.global.powWindow;
-    if (w.length < 2) return { work: 0n, seconds: 0 };
+    if (w.length < 2) return { work: 0n, ms: 0 };
     const work = w.slice(1).reduce((s, e) => s + (e.work[validator] ?? 0n), 0n);
-    return { work, seconds: w[w.length - 1]!.timestamp - w[0]!.timestamp };
+    return { work, ms: w[w.length - 1]!.timeMs - w[0]!.timeMs };
   }
 
-  /** Hashes per second of a validator over the hashrate window (block time). */
+  /** Hashes per second of a validator over the hashrate window (block time, timed in milliseconds). */
   hashrate(validator: Address): bigint {
-    const { work, seconds } = this.powWindowWork(validator);
-    return seconds <= 0 ? 0n : work / BigInt(seconds);
+    const { work, ms } = this.powWindowWork(validator);
+    return ms <= 0 ? 0n : (work * 1000n) / BigInt(ms);
   }
 
-  /** The hashrate window's span in block time, seconds. */
+  /** The hashrate window's span in block time, seconds (fractional below a second's resolution). */
   hashrateWindowSeconds(): number {
-    return this.powWindowWork(system.computeAddress).seconds;
+    return this.powWindowWork(system.computeAddress).ms / 1000;
   }
 
   inferenceScoreOf(window: MinerRecord['window'], epoch: number): bigint {
@@ -66,8 +66,8 @@ export class ComputeViews {
   computeViews(addresses: readonly Address[], epoch: number): Map<Address, ValidatorComputeView> {
     const raw = addresses.map((a) => {
       const v = this.store.validators.get(a);
-      const { work: powWork, seconds } = this.powWindowWork(a);
-      const hashrate = seconds <= 0 ? 0n : powWork / BigInt(seconds);
+      const { work: powWork } = this.powWindowWork(a);
+      const hashrate = this.hashrate(a);
       const inferenceScore = v ? windowSum(v.window, epoch, this.params.scoreWindowEpochs) : 0n;
       return { a, v, hashrate, powWork, inferenceScore };
     });

@@ -36,8 +36,10 @@ export interface ModuleTx extends ModuleCall {
 /** Where and when a call runs. */
 export interface BlockContext {
   height: number;
-  /** Block timestamp, seconds. */
+  /** Block timestamp, seconds (the header's `timestamp`: the rules that count seconds read this). */
   now: number;
+  /** The block's time in milliseconds (what rules timed below a second read). */
+  nowMs: number;
   /** The epoch the block belongs to. */
   epoch: number;
 }

@@ -43,7 +43,7 @@ function simulateModule(ctx: RpcContext, call: ParsedCall, blockNumber: number):
     call.request.to!,
     { from: toAddress(from), value, data, gasLimit: call.request.gas ?? BigInt(rpc.gasCap), intrinsicGas: core.intrinsicGas(data) },
     // The next block's earliest time: block time, not the wall clock, decides what the call sees.
-    { height: head.number + 1, now: head.timestamp + 1 },
+    { height: head.number + 1, timeMs: head.timestampMs + 1 },
   );
   if (!outcome) throw new Error(`no system module at ${toAddress(call.request.to!)}`);
   return outcome;

@@ -1,6 +1,6 @@
 // svc_* methods about the chain and this node: epoch, network statistics, node info, pool contents.
 import { packageVersion } from '../../version.js';
-import { statsWindowStart } from '../../chain/stats-window.js';
+import { averageBlockTimeMs, blockWindow, statsWindowStart, transactionsPerSecond } from '../../chain/block-time.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/kernel/module.js';
 import { checksumAddress } from '../../chain/address.js';
@@ -27,23 +27,12 @@ function networkWindow(ctx: RpcContext): NetworkWindow {
   if (cached?.head === key) return cached;
   const oldest = statsWindowStart(head.number, STATS_WINDOW_BLOCKS);
   const senders = new Set<string>();
-  let txs = 0;
   for (let n = oldest + 1; n <= head.number; n++) {
     const block = chain.getBlock({ number: n }, true);
-    const list = (block?.['transactions'] ?? []) as { from: string }[];
-    txs += list.length;
-    for (const tx of list) senders.add(tx.from.toLowerCase());
+    for (const tx of (block?.['transactions'] ?? []) as { from: string }[]) senders.add(tx.from.toLowerCase());
   }
-  const first = chain.getBlock({ number: oldest }, false);
-  const firstTime = Number(BigInt((first?.['timestamp'] as string | undefined) ?? '0x0'));
-  const seconds = head.timestamp - firstTime;
-  const blocks = head.number - oldest;
-  cached = {
-    head: key,
-    avgBlockTimeMs: blocks === 0 ? 0 : Math.round((seconds * 1000) / blocks),
-    tps: seconds <= 0 ? 0 : Number((txs / seconds).toPrecision(6)),
-    activeAddresses: senders.size,
-  };
+  const w = blockWindow(chain, oldest);
+  cached = { head: key, avgBlockTimeMs: averageBlockTimeMs(w), tps: transactionsPerSecond(w), activeAddresses: senders.size };
   return cached;
 }
 
@@ -58,6 +47,7 @@ export const networkMethods: MethodTable = {
     return {
       number: toQuantity(epoch),
       startTime: (startBlock?.['timestamp'] as string | undefined) ?? toQuantity(head.timestamp),
+      startTimeMs: (startBlock?.['timestampMs'] as string | undefined) ?? toQuantity(head.timestampMs),
       durationMs: toQuantity(params.epochLengthBlocks * config.blockTimeMs),
       slot: head.number - start,
       startBlock: toQuantity(start),

@@ -144,7 +144,7 @@ pub fn open(dir: &Path, spec: &GenesisSpec) -> Chain {
 pub fn request(chain: &Chain, txs: Vec<Bytes>, senders: Vec<Address>) -> BlockRequest {
     let head = chain.head().expect("head");
     BlockRequest {
-        timestamp: head.header.timestamp + 1,
+        timestamp_ms: (head.header.timestamp + 1) * 1000,
         coinbase: COINBASE,
         extra_data: Bytes::new(),
         gas_limit: 300_000_000,
