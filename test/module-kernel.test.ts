@@ -160,17 +160,17 @@ class Node {
   }
 }
 
-async function delegateTx(amount: bigint): Promise<Buffer> {
+async function delegateTx(amount: bigint, nonce = 0, gas = 200_000n): Promise<Buffer> {
   const account = privateKeyToAccount(devPrivateKeys(4)[3]!);
   const validator = `0x${devGenesisValidators()[0]!.operator.toString('hex')}` as const;
   const raw = await account.signTransaction({
     chainId: DEV_CHAIN_ID,
     type: 'eip1559',
-    nonce: 0,
+    nonce,
     to: system.stakingAddress,
     value: amount,
     data: encodeFunctionData({ abi: STAKING_ABI, functionName: 'delegate', args: [validator] }),
-    gas: 200_000n,
+    gas,
     maxFeePerGas: 100n * 10n ** 9n,
     maxPriorityFeePerGas: 10n ** 9n,
   });
@@ -251,5 +251,47 @@ describe('one root over EVM state and module records', () => {
     }
     assert.deepEqual(await n.app.processProposal(proposal([encodeMessage({ module: 'compute', kind: 'share', body: share })])), { accept: true });
     assert.equal(n.chain.head().number, head.number, 'processing changes nothing');
+  });
+});
+
+describe('the transaction precheck: one copy, in the core', () => {
+  const nodes: Node[] = [];
+  after(() => {
+    for (const n of nodes) n.close();
+  });
+
+  it('refuses a system transaction the block builder would refuse before its module decides it (a nonce gap), with geth\'s text', async () => {
+    const n = new Node();
+    nodes.push(n);
+    await n.block(1);
+    const head = n.chain.head();
+    const delegator = privateKeyToAccount(devPrivateKeys(4)[3]!).address.toLowerCase();
+    const gapped = await delegateTx(10n ** 18n, 3);
+    const coinbase = devGenesisValidators()[0]!.operator;
+    const proposal = { height: 2, timestampMs: head.timestampMs + 1000, coinbase, extraData: Buffer.alloc(0), signers: [coinbase], txs: [gapped], messages: [] };
+    assert.deepEqual(await n.app.processProposal(proposal), { accept: true });
+    await n.app.finalizeBlock(proposal);
+    const built = await n.app.commit();
+    assert.equal(built.produced.included.length, 0);
+    assert.match(built.produced.rejected.map((r) => r.reason).join('; '), /^nonce too high: address 0x[0-9a-fA-F]{40}, tx: 3 state: 0$/);
+    // The module never ran it: no delegation record, no staked value moved.
+    assert.equal(n.app.staking.state.delegationsTo(`0x${coinbase.toString('hex')}`).filter((d) => d.delegator.toLowerCase() === delegator).length, 0);
+  });
+
+  it('gives the builder\'s verdicts and effective gas price', async () => {
+    const tx = await delegateTx(10n ** 18n, 0, 100_000n);
+    const sender = Buffer.from(privateKeyToAccount(devPrivateKeys(4)[3]!).address.slice(2), 'hex');
+    const block = { chainId: DEV_CHAIN_ID, gasLimit: 30_000_000, gasUsed: 0, baseFeePerGas: 7n * 10n ** 9n, nonce: 0n, balance: 10n ** 24n };
+    const ok = core.precheckTransaction(tx, sender, block);
+    assert.deepEqual({ ...ok }, { verdict: 'include', effectiveGasPrice: 8n * 10n ** 9n });
+    // min(maxFeePerGas, baseFee + tip): at a base fee of 99.5 gwei the cap of 100 gwei binds.
+    assert.equal(core.precheckTransaction(tx, sender, { ...block, baseFeePerGas: 995n * 10n ** 8n }).effectiveGasPrice, 100n * 10n ** 9n);
+    assert.equal(core.precheckTransaction(tx, sender, { ...block, gasUsed: 29_950_000 }).verdict, 'defer');
+    const poor = core.precheckTransaction(tx, sender, { ...block, balance: 1n });
+    assert.equal(poor.verdict, 'reject');
+    assert.match(poor.reason!, /^insufficient funds for gas \* price \+ value: address 0x[0-9a-fA-F]{40} have 1 want \d+$/);
+    assert.match(core.precheckTransaction(tx, sender, { ...block, baseFeePerGas: 101n * 10n ** 9n }).reason!, /^max fee per gas less than block base fee/);
+    assert.match(core.precheckTransaction(tx, sender, { ...block, chainId: 1 }).reason!, /^invalid chain id for signer: have 9000 want 1$/);
+    assert.match(core.precheckTransaction(tx, sender, { ...block, nonce: 1n }).reason!, /^nonce too low/);
   });
 });

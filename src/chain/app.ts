@@ -3,7 +3,7 @@
 // liveness, epochs), and commits everything — EVM state, module records, supply — in the one
 // atomic write of the block.
 import type { Logger } from 'pino';
-import type { Chain, DecodedTx, ProducedBlock, RecordWrite, RejectedTx, SystemTxOutcome } from '../native/index.js';
+import { core, type Chain, type DecodedTx, type ProducedBlock, type RecordWrite, type RejectedTx, type SystemTxOutcome } from '../native/index.js';
 import { StakingLedger } from '../modules/staking/ledger.js';
 import { StakingModule } from '../modules/staking/module.js';
 import { epochOfHeight } from '../modules/staking/epoch.js';
@@ -311,28 +311,42 @@ export class ChainApp {
     const outcomes: SystemTxOutcome[] = [];
     const refused: RejectedTx[] = [];
     const included: PooledTx[] = [];
-    const spent = new Map<string, bigint>();
-    // Senders with a refused system transaction: their later nonces wait for the next block.
+    // Each system sender's account as this block has it so far.
+    const accounts = new Map<string, { nonce: bigint; balance: bigint; code?: Buffer }>();
+    // Senders with a refused or deferred system transaction: their later nonces wait for the next block.
     const stopped = new Set<string>();
-    let gasLeft = BigInt(parent.gasLimit);
+    let gasUsed = 0n;
     try {
       modules.deliverMessages(p.messages);
       const begin = modules.beginBlock(block);
       for (const tx of systemTxs) {
         const key = tx.tx.from.toString('hex');
         if (stopped.has(key)) continue;
-        const balance = chain.getAccount(tx.tx.from, parent.number).balance - (spent.get(key) ?? 0n);
-        const problem = precheck(tx, balance, baseFee, gasLeft);
-        if (problem !== null) {
-          refused.push({ hash: tx.tx.hash, reason: problem });
+        let account = accounts.get(key);
+        if (!account) {
+          const { nonce, balance } = chain.getAccount(tx.tx.from, parent.number);
+          const code = chain.getCode(tx.tx.from, parent.number);
+          account = { nonce, balance, ...(code.length > 0 ? { code } : {}) };
+          accounts.set(key, account);
+        }
+        // The native builder's own checks (core/precheck), run before the module decides the call.
+        const check = core.precheckTransaction(tx.raw, tx.tx.from, {
+          chainId: this.genesis.chainId,
+          gasLimit: parent.gasLimit,
+          gasUsed: Number(gasUsed),
+          baseFeePerGas: baseFee,
+          ...account,
+        });
+        if (check.verdict !== 'include') {
+          if (check.verdict === 'reject') refused.push({ hash: tx.tx.hash, reason: check.reason ?? 'invalid transaction' });
           stopped.add(key);
           continue;
         }
         const call: ModuleCall = { from: toAddress(tx.tx.from), value: tx.tx.value, data: tx.tx.data, gasLimit: tx.tx.gasLimit, intrinsicGas: tx.tx.intrinsicGas };
         const outcome = modules.get(tx.tx.to)!.execute({ ...call, txHash: tx.tx.hash }, ctx);
-        const price = effectivePrice(tx, baseFee);
-        spent.set(key, (spent.get(key) ?? 0n) + outcome.gasUsed * price + (outcome.success ? tx.tx.value : 0n));
-        gasLeft -= outcome.gasUsed;
+        account.nonce += 1n;
+        account.balance -= outcome.gasUsed * check.effectiveGasPrice + (outcome.success ? tx.tx.value : 0n);
+        gasUsed += outcome.gasUsed;
         outcomes.push({ index: included.length, success: outcome.success, gasUsed: outcome.gasUsed, logs: outcome.logs, moves: outcome.moves });
         included.push(tx);
       }
@@ -441,19 +455,3 @@ function partition(picked: PooledTx[], isModule: (to: Buffer | null) => boolean)
   return { systemTxs, evmTxs };
 }
 
-function effectivePrice(p: PooledTx, baseFee: bigint): bigint {
-  const tip = p.tx.maxPriorityFeePerGas < p.tx.maxFeePerGas - baseFee ? p.tx.maxPriorityFeePerGas : p.tx.maxFeePerGas - baseFee;
-  return baseFee + tip;
-}
-
-/** The native builder's checks of a transaction against the state, for a system transaction decided before the block runs. */
-function precheck(p: PooledTx, balance: bigint, baseFee: bigint, gasLeft: bigint): string | null {
-  const from = `0x${p.tx.from.toString('hex')}`;
-  if (p.tx.gasLimit > gasLeft) return 'exceeds block gas limit';
-  if (p.tx.maxFeePerGas < baseFee) {
-    return `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${p.tx.maxFeePerGas}, baseFee: ${baseFee}`;
-  }
-  const want = p.tx.gasLimit * p.tx.maxFeePerGas + p.tx.value;
-  if (balance < want) return `insufficient funds for gas * price + value: address ${from} have ${balance} want ${want}`;
-  return null;
-}

@@ -82,6 +82,29 @@ export interface DecodedTx {
   senderBalance: bigint;
 }
 
+/** The block and sender a transaction is checked against (precheckTransaction). */
+export interface PrecheckInput {
+  chainId: number;
+  gasLimit: number;
+  /** Gas the block's earlier transactions used. */
+  gasUsed: number;
+  baseFeePerGas: bigint;
+  /** The sender's nonce and balance as the block has them so far (both absent: no account). */
+  nonce?: bigint;
+  balance?: bigint;
+  /** The sender's code, when it has any. */
+  code?: Buffer;
+}
+
+export interface PrecheckVerdict {
+  /** defer: not enough gas left in the block, the next block takes it. */
+  verdict: 'include' | 'defer' | 'reject';
+  /** geth's text for a rejected transaction. */
+  reason?: string;
+  /** What the sender pays per gas in this block: min(maxFeePerGas, baseFee + maxPriorityFeePerGas). */
+  effectiveGasPrice: bigint;
+}
+
 export interface ProduceBlockRequest {
   /** The block's time in milliseconds; raised to the parent's + 1 ms when not after it. */
   timestampMs: number;
@@ -435,6 +458,11 @@ export interface CoreAddon {
   keccak256(data: Buffer): Buffer;
   /** Intrinsic gas of a call carrying `data` (Prague, with the EIP-7623 floor). */
   intrinsicGas(data: Buffer): bigint;
+  /**
+   * geth's checks of the transaction `raw` from `sender` against the block and the sender's
+   * account, as the block builder runs them (its one copy), with the price per gas it would pay.
+   */
+  precheckTransaction(raw: Buffer, sender: Buffer, input: PrecheckInput): PrecheckVerdict;
   blake3(data: Buffer): Buffer;
   /** Search `count` nonces from `startNonce` on `threads` threads, SIMD across nonces. Off the JS thread. */
   powSearch(prefix: Buffer, startNonce: bigint, count: bigint, target: Buffer, threads: number): Promise<PowOutcome>;

@@ -103,9 +103,27 @@ pub struct ProducedBlock {
     pub timings: BlockTimings,
 }
 
-enum Skip {
+/// Why a transaction does not run in a block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Skip {
+    /// It does not fit in the block's remaining gas: it waits for the next block.
     Defer,
+    /// It is invalid against the state, with geth's text.
     Reject(String),
+}
+
+/// What a transaction is checked against before it runs: the block and the sender's account.
+#[derive(Debug, Clone, Copy)]
+pub struct TxCheck<'a> {
+    pub chain_id: u64,
+    pub gas_limit: u64,
+    /// Gas the block's earlier transactions used.
+    pub gas_used: u64,
+    pub base_fee: u64,
+    /// The sender's account (nonce and balance; none when it does not exist).
+    pub account: Option<(u64, U256)>,
+    /// The sender's code, when it has any.
+    pub code: Option<&'a [u8]>,
 }
 
 /// Execution environment of a block on top of `parent`.
@@ -236,7 +254,18 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
                 }
                 _ => None,
             };
-            let check = precheck(&tx, *sender, account.as_ref().map(|a| (a.nonce, a.balance)), code.as_ref().map(|c| c.as_ref()), chain_id, &header, gas_used);
+            let check = precheck(
+                &tx,
+                *sender,
+                &TxCheck {
+                    chain_id,
+                    gas_limit: header.gas_limit,
+                    gas_used,
+                    base_fee: header.base_fee_per_gas.unwrap_or_default(),
+                    account: account.as_ref().map(|a| (a.nonce, a.balance)),
+                    code: code.as_ref().map(|c| c.as_ref()),
+                },
+            );
             match check {
                 Some(Skip::Defer) => {
                     deferred.push(tx.hash);
@@ -441,23 +470,18 @@ fn apply_moves<DB: Database + DatabaseCommit>(db: &mut DB, moves: &[BalanceMove]
     Ok(())
 }
 
-/// geth's checks of a transaction against the state before execution, with its texts.
-fn precheck(
-    tx: &SignedTransaction,
-    sender: Address,
-    account: Option<(u64, U256)>,
-    code: Option<&[u8]>,
-    chain_id: u64,
-    header: &Header,
-    block_gas_used: u64,
-) -> Option<Skip> {
+/// geth's checks of a transaction against the state before execution, with its texts: the one
+/// copy, which the block builder runs on every transaction and the app (through the addon's
+/// `precheckTransaction`) on a system module's transaction before its module decides it.
+pub fn precheck(tx: &SignedTransaction, sender: Address, c: &TxCheck<'_>) -> Option<Skip> {
     let gas = tx.gas_limit();
-    if gas > header.gas_limit {
+    if gas > c.gas_limit {
         return Some(Skip::Reject("exceeds block gas limit".into()));
     }
-    if gas > header.gas_limit - block_gas_used {
+    if gas > c.gas_limit.saturating_sub(c.gas_used) {
         return Some(Skip::Defer);
     }
+    let (chain_id, account, code) = (c.chain_id, c.account, c.code);
     if let Some(id) = tx.chain_id() {
         if id != chain_id {
             return Some(Skip::Reject(format!("invalid chain id for signer: have {id} want {chain_id}")));
@@ -479,7 +503,7 @@ fn precheck(
             return Some(Skip::Reject(format!("sender not an eoa: address {sender}, codehash: {}", keccak256(code))));
         }
     }
-    let base_fee = header.base_fee_per_gas.unwrap_or_default() as u128;
+    let base_fee = c.base_fee as u128;
     let (max_fee, tip) = (tx.max_fee_per_gas(), tx.max_priority_fee_per_gas());
     if max_fee < tip {
         return Some(Skip::Reject(format!(

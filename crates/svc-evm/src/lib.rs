@@ -8,7 +8,7 @@ pub mod errors;
 pub mod genesis;
 mod index;
 
-pub use block::{BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, SystemOutcome};
+pub use block::{precheck, BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, Skip, SystemOutcome, TxCheck};
 pub use call::{CallOutcome, CallRequest, CallStatus, EstimateOutcome};
 pub use chain::{Chain, ChainConfig};
 pub use errors::ChainError;

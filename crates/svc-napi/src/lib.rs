@@ -8,6 +8,7 @@ mod decode;
 mod http;
 mod lane;
 mod pow;
+mod precheck;
 mod types;
 
 use napi::bindgen_prelude::{BigInt, Buffer};
