@@ -9,103 +9,29 @@ import { fileURLToPath } from 'node:url';
 import { SvcError } from '../errors.js';
 import { parseCodedError } from './coded-error.js';
 
-export type InferenceBackend = 'cpu' | 'cuda' | 'metal' | 'auto';
-export type GpuTier = 'Hot' | 'Warm' | 'Cold';
+// Every type of the addon comes from its generated declarations (src/native/generated/inference.d.ts,
+// written by napi-rs from the Rust signatures when the addon is built, committed, and checked for
+// staleness by the test run), never from a hand-written mirror.
+import type * as Generated from './generated/inference.js';
 
-export interface ModelFile {
-  name: string;
-  /** Lower-case hex SHA-256; absent while the registry has no verified digest (the file is refused). */
-  sha256?: string;
-  size?: number;
-  /** Where the public model hub serves the file. */
-  url: string;
-}
+export type { HardwareInfo, InferenceOutput, ModelFile, ModelInfo, Tolerance, Verdict } from './generated/inference.js';
+/** A quantised output as a proof carries it. */
+export type OutputClaim = Generated.OutputClaimInput;
+/** What `backend` may name: a device, or auto (the best one here). */
+export type InferenceBackend = Generated.HardwareInfo['backend'] | 'auto';
+export type GpuTier = Generated.HardwareInfo['tier'];
 
-/** An approved model as the registry (crates/svc-infer/src/registry.rs) pins it. */
-export interface ModelInfo {
-  id: string;
-  task: 'text-embedding' | 'text-classification';
-  layers: number;
-  hidden: number;
-  heads: number;
-  dims: number;
-  maxSeqLen: number;
-  pooling: 'mean' | 'cls-pooler';
-  parameters: number;
-  sizeMb: number;
-  minMemoryMb: number;
-  tier: GpuTier;
-  hubRepo: string;
-  hubRevision: string;
-  files: ModelFile[];
-}
-
-export interface HardwareInfo {
-  backend: Exclude<InferenceBackend, 'auto'>;
-  accelerator: 'none' | 'discrete' | 'unified';
-  gpuName?: string;
-  gpuMemoryMb?: number;
-  systemMemoryMb: number;
-  tier: GpuTier;
-  loadableModels: string[];
-}
-
-export interface InferenceOutput {
-  modelId: string;
-  dims: number;
-  /** The L2-normalised fp32 vector. */
-  vector: Float32Array;
-  /** The canonical int8 vector, round(127 * x). */
-  quantized: Int8Array;
-  inputHash: Buffer;
-  outputHash: Buffer;
-  tokens: number;
-  flops: number;
-}
-
-export interface OutputClaim {
-  modelId: string;
-  inputHash: Buffer;
-  quantized: Int8Array;
-  outputHash: Buffer;
-}
-
-export interface Verdict {
-  hashMatches: boolean;
-  sameTask: boolean;
-  cosine: number;
-  maxAbsDiff: number;
-  accepted: boolean;
-}
-
-export interface Tolerance {
-  minCosine: number;
-  maxAbsDiff: number;
-}
-
-/** A model loaded on a device. */
+/** A model loaded on a device (the addon's InferenceModel, with its errors coded). */
 export interface LoadedModel {
   readonly id: string;
-  readonly backend: Exclude<InferenceBackend, 'auto'>;
+  readonly backend: Generated.InferenceModel['backend'];
   readonly dims: number;
-  infer(inputs: string[], batchSize?: number): Promise<InferenceOutput[]>;
+  infer(inputs: string[], batchSize?: number): Promise<Generated.InferenceOutput[]>;
   tokenCounts(inputs: string[]): number[];
 }
 
-interface RawAddon {
-  listModels(): ModelInfo[];
-  detectHardware(backend: string, maxMemoryMb?: number): HardwareInfo;
-  loadModel(id: string, modelDir: string, backend: string): Promise<LoadedModel>;
-  loadModelWithPins(id: string, modelDir: string, backend: string, weightsSha256: string, tokenizerSha256: string): Promise<LoadedModel>;
-  writeRandomCheckpoint(id: string, modelDir: string, seed: number): string;
-  inputHash(input: string): Buffer;
-  outputHash(modelId: string, inputHash: Buffer, quantized: Int8Array): Buffer;
-  verifyOutput(claimed: OutputClaim, recomputed: OutputClaim): Verdict;
-  tolerance(): Tolerance;
-  modelFlops(modelId: string, tokens: number): number;
-  setThreads(threads: number): void;
-  threads(): number;
-}
+/** The addon as its generated declarations describe it. */
+type RawAddon = typeof Generated;
 
 export type InferenceErrorCode =
   | 'UNKNOWN_MODEL' | 'UNKNOWN_BACKEND' | 'BACKEND_UNAVAILABLE' | 'MISSING_FILE' | 'HASH_MISMATCH' | 'NOT_PINNED'
@@ -154,7 +80,7 @@ function wrapModel(m: LoadedModel): LoadedModel {
   };
 }
 
-export type InferenceAddon = Omit<RawAddon, 'loadModel' | 'loadModelWithPins'> & {
+export type InferenceAddon = Omit<RawAddon, 'loadModel' | 'loadModelWithPins' | 'InferenceModel'> & {
   loadModel(id: string, modelDir: string, backend: InferenceBackend): Promise<LoadedModel>;
   /** Loads a model of an approved shape from files pinned by the caller (random-weight benchmarks). */
   loadModelWithPins(id: string, modelDir: string, backend: InferenceBackend, weightsSha256: string, tokenizerSha256: string): Promise<LoadedModel>;
@@ -205,7 +131,7 @@ function load(): InferenceAddon | InferenceUnavailableError {
   }
   return {
     listModels: guarded(() => raw.listModels()),
-    detectHardware: guarded((backend: string, maxMemoryMb?: number) => raw.detectHardware(backend, maxMemoryMb)),
+    detectHardware: guarded((backend: string, maxMemoryMb?: number | null) => raw.detectHardware(backend, maxMemoryMb)),
     loadModel: guarded(async (id: string, modelDir: string, backend: InferenceBackend) =>
       wrapModel(await raw.loadModel(id, modelDir, backend))),
     loadModelWithPins: guarded(async (id: string, modelDir: string, backend: InferenceBackend, w: string, t: string) =>

@@ -33,16 +33,19 @@ pub struct ModelFile {
 #[napi(object)]
 pub struct ModelInfo {
     pub id: String,
+    #[napi(ts_type = "'text-embedding' | 'text-classification'")]
     pub task: String,
     pub layers: u32,
     pub hidden: u32,
     pub heads: u32,
     pub dims: u32,
     pub max_seq_len: u32,
+    #[napi(ts_type = "'mean' | 'cls-pooler'")]
     pub pooling: String,
     pub parameters: i64,
     pub size_mb: u32,
     pub min_memory_mb: u32,
+    #[napi(ts_type = "'Hot' | 'Warm' | 'Cold'")]
     pub tier: String,
     pub hub_repo: String,
     pub hub_revision: String,
@@ -85,12 +88,15 @@ pub fn list_models() -> Vec<ModelInfo> {
 #[napi(object)]
 pub struct HardwareInfo {
     /// The backend that `backend` resolved to: cpu, cuda or metal.
+    #[napi(ts_type = "'cpu' | 'cuda' | 'metal'")]
     pub backend: String,
     /// none, discrete (own memory) or unified (shares system memory).
+    #[napi(ts_type = "'none' | 'discrete' | 'unified'")]
     pub accelerator: String,
     pub gpu_name: Option<String>,
     pub gpu_memory_mb: Option<i64>,
     pub system_memory_mb: i64,
+    #[napi(ts_type = "'Hot' | 'Warm' | 'Cold'")]
     pub tier: String,
     /// Ids of the models this tier may load.
     pub loadable_models: Vec<String>,
@@ -170,7 +176,7 @@ impl Task for LoadTask {
 }
 
 /// Loads an approved model from `<modelDir>/<id>/` (files verified against the registry's pins).
-#[napi]
+#[napi(ts_return_type = "Promise<InferenceModel>")]
 pub fn load_model(id: String, model_dir: String, backend: String) -> AsyncTask<LoadTask> {
     AsyncTask::new(LoadTask { id, model_dir: PathBuf::from(model_dir), backend })
 }
@@ -204,7 +210,7 @@ impl Task for LoadPinnedTask {
 
 /// Loads a model of an approved shape from files pinned by the caller instead of the registry:
 /// for checkpoints that are not (yet) the registry's, such as random weights in benchmarks.
-#[napi]
+#[napi(ts_return_type = "Promise<InferenceModel>")]
 pub fn load_model_with_pins(
     id: String,
     model_dir: String,
@@ -276,7 +282,7 @@ impl InferenceModel {
     }
 
     /// cpu, cuda or metal.
-    #[napi(getter)]
+    #[napi(getter, ts_return_type = "'cpu' | 'cuda' | 'metal'")]
     pub fn backend(&self) -> String {
         self.backend.clone()
     }
@@ -287,7 +293,7 @@ impl InferenceModel {
     }
 
     /// Canonical outputs of `inputs` in input order, `batchSize` inputs per forward pass (default 32).
-    #[napi]
+    #[napi(ts_return_type = "Promise<InferenceOutput[]>")]
     pub fn infer(&self, inputs: Vec<String>, batch_size: Option<u32>) -> Result<AsyncTask<InferTask>> {
         let batch_size = batch_size.unwrap_or(svc_infer::DEFAULT_BATCH_SIZE as u32) as usize;
         if batch_size == 0 {

@@ -211,7 +211,7 @@ impl Chain {
         })
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Record<string, unknown>")]
     pub fn pending_transaction_json(&self, raw: Buffer, from: Buffer) -> napi::Result<serde_json::Value> {
         guarded(|| {
             let tx = SignedTransaction::decode(&raw).map_err(js_error)?;
@@ -309,7 +309,7 @@ impl Chain {
         guarded(|| Ok(self.view()?.number_by_hash(&to_b256(&hash, "block hash")?).map_err(js_error)?.map(num)))
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Record<string, unknown> | null")]
     pub fn get_block(&self, sel: BlockSelector, full_transactions: bool) -> napi::Result<Option<serde_json::Value>> {
         guarded(|| {
             let view = self.view()?;
@@ -320,7 +320,7 @@ impl Chain {
     }
 
     /// The block object without its transactions, with their number as `transactionCount`.
-    #[napi]
+    #[napi(ts_return_type = "Record<string, unknown> | null")]
     pub fn get_block_summary(&self, sel: BlockSelector) -> napi::Result<Option<serde_json::Value>> {
         guarded(|| {
             let view = self.view()?;
@@ -340,7 +340,7 @@ impl Chain {
         })
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Record<string, unknown>[] | null")]
     pub fn get_block_receipts(&self, sel: BlockSelector) -> napi::Result<Option<Vec<serde_json::Value>>> {
         guarded(|| {
             let view = self.view()?;
@@ -350,7 +350,7 @@ impl Chain {
         })
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Record<string, unknown> | null")]
     pub fn get_transaction_by_hash(&self, hash: Buffer) -> napi::Result<Option<serde_json::Value>> {
         guarded(|| {
             let (view, hash) = (self.view()?, to_b256(&hash, "transaction hash")?);
@@ -358,7 +358,7 @@ impl Chain {
         })
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Record<string, unknown> | null")]
     pub fn get_transaction_by_block_and_index(&self, sel: BlockSelector, index: i64) -> napi::Result<Option<serde_json::Value>> {
         guarded(|| {
             let view = self.view()?;
@@ -369,7 +369,7 @@ impl Chain {
         })
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Record<string, unknown> | null")]
     pub fn get_transaction_receipt(&self, hash: Buffer) -> napi::Result<Option<serde_json::Value>> {
         guarded(|| {
             let (view, hash) = (self.view()?, to_b256(&hash, "transaction hash")?);
@@ -475,7 +475,7 @@ impl Chain {
         })
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Record<string, unknown>[]")]
     pub fn get_block_logs(&self, block_number: i64) -> napi::Result<Vec<serde_json::Value>> {
         guarded(|| {
             let view = self.view()?;

@@ -40,7 +40,7 @@ impl Task for Ed25519BatchTask {
 }
 
 /// `ed25519Verify` of each item, in order, off the JS thread (split over cores for long batches).
-#[napi]
+#[napi(ts_return_type = "Promise<boolean[]>")]
 pub fn ed25519_verify_batch(items: Vec<Ed25519Item>) -> AsyncTask<Ed25519BatchTask> {
     AsyncTask::new(Ed25519BatchTask {
         items: items.into_iter().map(|i| (i.public_key.to_vec(), i.message.to_vec(), i.signature.to_vec())).collect(),

@@ -76,13 +76,13 @@ fn task(prefix: Buffer, start: BigInt, count: BigInt, target: Buffer, threads: u
 
 /// Searches `count` nonces from `startNonce` for BLAKE3(prefix || nonce_le) <= target on `threads`
 /// threads (0 = all cores), SIMD across nonces.
-#[napi]
+#[napi(ts_return_type = "Promise<PowOutcome>")]
 pub fn pow_search(prefix: Buffer, start_nonce: BigInt, count: BigInt, target: Buffer, threads: u32) -> Result<AsyncTask<PowTask>> {
     task(prefix, start_nonce, count, target, threads, true)
 }
 
 /// The same search as a plain Rust loop of `blake3::hash`, one nonce at a time: the reference.
-#[napi]
+#[napi(ts_return_type = "Promise<PowOutcome>")]
 pub fn pow_search_plain(prefix: Buffer, start_nonce: BigInt, count: BigInt, target: Buffer, threads: u32) -> Result<AsyncTask<PowTask>> {
     task(prefix, start_nonce, count, target, threads, false)
 }
@@ -139,7 +139,7 @@ impl Task for PowAllTask {
 /// With fewer than `maxSolutions` found the whole range was hashed (`hashed` = count); with
 /// `maxSolutions` found the search stopped early: the range up to the last nonce was searched in
 /// full (resume after it), and `hashed` also counts what other threads hashed beyond it.
-#[napi]
+#[napi(ts_return_type = "Promise<PowAllOutcome>")]
 pub fn pow_search_all(
     prefix: Buffer,
     start_nonce: BigInt,

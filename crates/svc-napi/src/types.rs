@@ -218,6 +218,8 @@ pub struct LogFilter {
 
 #[napi(object)]
 pub struct LogQueryResult {
+    /// RPC-shaped logs.
+    #[napi(ts_type = "Record<string, unknown>[]")]
     pub logs: Vec<serde_json::Value>,
     pub truncated: bool,
     pub last_block: i64,
