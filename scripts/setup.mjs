@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { ensureCometbft } from './setup-cometbft.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const step = (msg) => process.stdout.write(`\n[svc-node setup] ${msg}\n`);
@@ -61,6 +62,13 @@ try {
   execFileSync(process.execPath, [path.join(root, 'scripts/build-native.mjs')], { stdio: 'inherit', cwd: root });
   step('installing libtorch and the test model, building the inference addon');
   execFileSync(process.execPath, [path.join(root, 'scripts/setup-inference.mjs')], { stdio: 'inherit', cwd: root });
+  step('installing CometBFT (the consensus engine of multi-validator networks)');
+  try {
+    process.stdout.write(`[svc-node setup] cometbft: ${ensureCometbft()}\n`);
+  } catch (err) {
+    // A solo node runs without it; `npm test` and `svc-node testnet` install it again and fail when they cannot.
+    process.stdout.write(`[svc-node setup] warning: ${err.message}\n`);
+  }
   step('compiling TypeScript');
   run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
   step('done');

@@ -24,6 +24,9 @@ function run(title, cmd, args, runEnv = env) {
 run('build', process.execPath, [path.join(root, 'scripts/setup.mjs')]);
 // The committed declarations of the addons (src/native/generated/) must be what the build generated.
 run('native declarations', process.execPath, [path.join(root, 'scripts/check-native-dts.mjs')]);
+// CometBFT runs the multi-validator tests; its ABCI messages must be what its .proto files generate.
+run('cometbft', process.execPath, [path.join(root, 'scripts/setup-cometbft.mjs')]);
+run('ABCI messages', process.execPath, [path.join(root, 'scripts/gen-abci-proto.mjs'), '--check']);
 // napi-rs builds the addon with an explicit --target; testing with the same one reuses its artifacts.
 const host = spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout.match(/^host: (.+)$/m)?.[1];
 run('rust tests', 'cargo', ['test', '--release', '--workspace', '--exclude', 'svc-napi', ...(host ? ['--target', host] : [])]);

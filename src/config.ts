@@ -26,6 +26,18 @@ export interface NodeConfig {
   maxConnectionsPerIp?: number;
   /** Reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For/-Proto count on the explorer and WebSocket ports (--trust-proxy); none by default. */
   trustProxy?: string[];
+  /**
+   * What makes the blocks: `solo` (one in-process validator on a slot timer, the default) or
+   * `cometbft` (the node is an ABCI 2.0 application behind a CometBFT process: a network of validators).
+   */
+  consensus?: 'solo' | 'cometbft';
+  /** CometBFT's home directory (config/, data/) for --consensus cometbft; default <dataDir>/cometbft. */
+  cometbftHome?: string;
+  /**
+   * Where the ABCI server listens (tcp://host:port or unix://path). When given, the node does not
+   * run CometBFT itself: one started separately with this --proxy_app connects to it.
+   */
+  abciAddr?: string;
   /** Genesis file (JSON, format in src/chain/genesis.ts); required on mainnet, replaces the built-in genesis elsewhere. */
   genesisFile?: string;
   /** Block coinbase of the solo driver (0x address) and the built-in testnet's genesis validator; devnet defaults to dev account 0, testnet and mainnet need it. */

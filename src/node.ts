@@ -6,12 +6,19 @@ import { core, type Chain, type GenesisSpec } from './native/index.js';
 import { createNodeEvents } from './chain/events.js';
 import { appGenesis, ChainApp } from './chain/app.js';
 import { secureDataDir } from './chain/data-dir.js';
-import { resolveNetworkGenesis } from './chain/genesis.js';
+import { parseNetworkGenesis, resolveNetworkGenesis, type NetworkGenesis } from './chain/genesis.js';
 import { Mempool } from './chain/mempool.js';
 import { PoolJournal, replayIntoPool } from './chain/pool-journal.js';
 import type { NodeServices } from './services.js';
 import { resolveCoinbase } from './chain/coinbase.js';
 import { SoloDriver } from './consensus/solo.js';
+import { CometApplication } from './consensus/cometbft/application.js';
+import { CometbftDriver } from './consensus/cometbft/driver.js';
+import { GossipPool } from './consensus/cometbft/gossip-pool.js';
+import { messageTx } from './consensus/cometbft/block-txs.js';
+import { CometNetworkView } from './consensus/cometbft/network-view.js';
+import { SoloNetwork } from './consensus/network.js';
+import { readCometGenesis, readValidatorKey, type CometGenesis } from './consensus/cometbft/home.js';
 import type { ConsensusDriver } from './consensus/driver.js';
 import { BlockProduction, registerProductionMetrics } from './consensus/production.js';
 import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
@@ -65,9 +72,10 @@ export interface StartOptions {
 export async function startNode(config: NodeConfig, options: StartOptions = {}): Promise<RunningNode> {
   if (!isLogLevel(config.logLevel)) throw new Error(`unknown log level "${config.logLevel}"`);
   const log = options.log ?? createLogger(config.logLevel);
-  const networkGenesis = resolveNetworkGenesis(config);
+  const comet = config.consensus === 'cometbft' ? readCometGenesis(config.cometbftHome!) : undefined;
+  const networkGenesis = comet && !config.genesisFile ? cometAppGenesis(comet, config.chainId) : resolveNetworkGenesis(config);
   const genesis = networkGenesis.spec;
-  const coinbase = resolveCoinbase(config);
+  let coinbase = resolveCoinbase(config);
 
   // Owner only: the data dir holds the database and the explorer's secrets (an older dir is narrowed).
   secureDataDir(config.dataDir);
@@ -86,6 +94,9 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       log.child({ module: 'app' }),
       options.computeParams ?? defaultComputeParams,
     );
+    // A CometBFT validator is the operator registered with its consensus key (a node whose key is
+    // not registered yet keeps --validator-address, or the devnet's default).
+    if (comet) coinbase = operatorOfKey(app, readValidatorKey(config.cometbftHome!)) ?? coinbase;
     const metrics = createMetrics(mempool);
     const head = chain.head();
     metrics.headBlock.set(head.number);
@@ -113,11 +124,31 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     registerComputeMetrics(metrics.registry, app, compute);
     const production = new BlockProduction(config.blockTimeMs);
     registerProductionMetrics(metrics.registry, production);
+    const application = comet
+      ? new CometApplication({ app, chain, mempool, events, metrics, log, production, chainId: comet.chainId })
+      : undefined;
+    const cometDriver = application
+      ? new CometbftDriver({ application, production, log, home: config.cometbftHome!, ...(config.abciAddr ? { abciAddr: config.abciAddr } : {}) })
+      : undefined;
+    if (cometDriver) {
+      // Miners' registrations and proofs, and pow shares, travel the network's mempool to every validator.
+      const outboxLog = log.child({ module: 'compute-outbox' });
+      app.compute.useOutbox((message) => {
+        cometDriver.client.broadcastTxSync(messageTx(message)).then(
+          (answer) => {
+            if (answer.code !== 0) outboxLog.debug({ reason: answer.log }, 'the network mempool refused a compute message');
+          },
+          (err: unknown) => outboxLog.warn({ err }, 'a compute message could not be sent to CometBFT'),
+        );
+      });
+    }
+    const network = cometDriver ? new CometNetworkView(chain, cometDriver.client, log.child({ module: 'network' })) : new SoloNetwork(chain);
     const services: NodeServices = {
       compute,
       config,
       chain,
-      mempool,
+      // On a CometBFT network a submitted transaction goes to the network's mempool (and CheckTx fills this pool).
+      mempool: cometDriver ? new GossipPool(mempool, cometDriver.client) : mempool,
       app,
       events,
       log,
@@ -125,6 +156,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       coinbase,
       startingBlock: head.number,
       production,
+      network,
     };
     // Listeners started so far are closed again if a later one cannot start (a port in use).
     const started: { close(): Promise<void> }[] = [];
@@ -145,17 +177,26 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       await compute.stop();
       throw err;
     }
-    const driver = new SoloDriver({
-      app,
-      events,
-      log,
-      metrics,
-      blockTimeMs: config.blockTimeMs,
-      coinbase,
-      production,
-      ...(options.now ? { now: options.now } : {}),
-    });
-    driver.start();
+    const driver: ConsensusDriver =
+      cometDriver ??
+      new SoloDriver({
+        app,
+        events,
+        log,
+        metrics,
+        blockTimeMs: config.blockTimeMs,
+        coinbase,
+        production,
+        ...(options.now ? { now: options.now } : {}),
+      });
+    try {
+      await driver.start();
+      if (network instanceof CometNetworkView) network.start();
+    } catch (err) {
+      for (const s of started.reverse()) await s.close().catch(() => undefined);
+      await compute.stop();
+      throw err;
+    }
     log.info(
       { network: config.network, chainId: config.chainId, dataDir: config.dataDir, head: head.number, blockTimeMs: config.blockTimeMs },
       'node started',
@@ -187,6 +228,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
             await server.close();
             rpc.close();
             await explorer.close();
+            network.close();
             await driver.stop();
             await poolJournal.close(poolEntries);
           } finally {
@@ -229,6 +271,24 @@ export function stopOnSignals(node: RunningNode, log: Logger): void {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+}
+
+/** The node's genesis from CometBFT's genesis.json (its app_state), checked as a genesis file is. */
+function cometAppGenesis(comet: CometGenesis, chainId: number): NetworkGenesis {
+  const genesis = parseNetworkGenesis(comet.appState, chainId, `${comet.file} app_state`);
+  // CometBFT's first block has the genesis time: it must come after the app's genesis block.
+  if (comet.genesisTimeMs <= genesis.spec.timestamp * 1000) {
+    throw new Error(`${comet.file}: genesis_time must be after app_state.timestamp (${genesis.spec.timestamp} s), the app's genesis block`);
+  }
+  return genesis;
+}
+
+/** The operator of the validator registered with this consensus key, if one is. */
+function operatorOfKey(app: ChainApp, key: Buffer | undefined): Buffer | undefined {
+  if (!key) return undefined;
+  const hex = `0x${key.toString('hex')}`;
+  const v = app.staking.state.validators().find((x) => x.consensusKey === hex);
+  return v ? Buffer.from(v.operator.slice(2), 'hex') : undefined;
 }
 
 /** http URL of a host and port (IPv6 hosts in brackets). */

@@ -193,6 +193,8 @@ export interface StakingParams {
   readonly downtimeSlashBps: number;
   readonly spotCheckSlashBps: number;
   readonly spotCheckJailSeconds: number;
+  /** Stake burned when a validator's consensus key signs two blocks at one height (CometBFT duplicate-vote evidence); it is then banned for good. */
+  readonly doubleSignSlashBps: number;
   readonly blockReward: bigint;
   readonly treasuryShareBps: number;
   /** Base share of each block reward paid to inference miners (spec: 15%); it grows with the active miners (inferenceMinersShareBps() in modules/staking/rewards.ts). */
@@ -258,6 +260,8 @@ export const staking = {
   spotCheckSlashBps: 500,
   /** Spot-check failure jails for 6 hours (spec). */
   spotCheckJailSeconds: 6 * 3600,
+  /** Double signing burns 5% of stake and bans the validator for good (Cosmos SlashFractionDoubleSign, tombstoning). */
+  doubleSignSlashBps: 500,
   /** Base block reward before the stake-ratio multiplier (2 tokens). */
   blockReward: 2n * 10n ** 18n,
   /** Part of each block reward sent to the treasury (10%). */

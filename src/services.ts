@@ -10,6 +10,7 @@ import type { ChainApp } from './chain/app.js';
 import type { NodeEvents } from './chain/events.js';
 import type { Mempool } from './chain/pool.js';
 import type { BlockProduction } from './consensus/production.js';
+import type { NetworkView } from './consensus/network.js';
 
 /** Everything a serving layer needs from a running node. */
 export interface NodeServices {
@@ -29,4 +30,6 @@ export interface NodeServices {
   startingBlock: number;
   /** Block production's health: state, reason and head age (health checks, node info, metrics). */
   production: BlockProduction;
+  /** Peers and sync state: none and in step for a solo node, CometBFT's for a network validator. */
+  network: NetworkView;
 }

@@ -238,7 +238,8 @@ describe('one root over EVM state and module records', () => {
     const cases: [Buffer[], RegExp][] = [
       [[Buffer.from('{nope')], /message 0 does not decode/],
       [[encodeMessage({ module: 'bank', kind: 'send', body: {} })], /"bank", which is not a module/],
-      [[encodeMessage({ module: 'staking', kind: 'x', body: {} })], /module staking takes no messages/],
+      [[encodeMessage({ module: 'staking', kind: 'x', body: {} })], /staking: unknown message kind x/],
+      [[encodeMessage({ module: 'staking', kind: 'evidence', body: { validator: '0xAB', height: 1 } })], /evidence has exactly a lowercase 0x validator and a height/],
       [[encodeMessage({ module: 'compute', kind: 'tip', body: {} })], /unknown kind "tip"/],
       [[encodeMessage({ module: 'compute', kind: 'share', body: { ...share, nonce: -1n } })], /share: field nonce is missing or malformed/],
       [[encodeMessage({ module: 'compute', kind: 'share', body: { ...share, extra: 1 } })], /unknown field extra/],

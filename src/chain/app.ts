@@ -73,7 +73,13 @@ export function genesisLedger(params: StakingParams, validators: readonly Genesi
   for (const v of validators) {
     const r = ledger.registerValidator(
       toAddress(v.operator),
-      { moniker: v.moniker, commissionBps: v.commissionBps, maxCommissionBps: v.maxCommissionBps, maxChangeBpsPerDay: v.maxChangeBpsPerDay },
+      {
+        moniker: v.moniker,
+        commissionBps: v.commissionBps,
+        maxCommissionBps: v.maxCommissionBps,
+        maxChangeBpsPerDay: v.maxChangeBpsPerDay,
+        ...(v.consensusKey !== undefined ? { consensusKey: v.consensusKey } : {}),
+      },
       v.selfStake,
       0,
       timestamp,
@@ -120,8 +126,8 @@ export class ChainApp {
   private supplyBeforeHeadBurn: bigint;
   /** The messages of this node's last proposal. */
   private proposedMessages = new Set<Buffer>();
-  /** Transactions of the proposal being processed, decoded, by their raw bytes' buffer (the proposal's own). */
-  private readonly decoded = new Map<Buffer, DecodedTx>();
+  /** Transactions of the proposals being processed, decoded, by their raw bytes (latin1): a proposal may arrive again in new buffers (ABCI's FinalizeBlock after ProcessProposal). */
+  private readonly decoded = new Map<string, DecodedTx>();
   /** The block finalizeBlock sealed, waiting for commit(). */
   private finalized: { hash: Buffer; refused: RejectedTx[]; supplyAfter: bigint; minted: bigint; burned: bigint; queuedMs: number } | null = null;
 
@@ -198,6 +204,20 @@ export class ChainApp {
   }
 
   /**
+   * Marks a block in flight for a driver whose steps arrive apart (ABCI's FinalizeBlock, then
+   * Commit): settled() waits until the returned function is called.
+   */
+  holdForBlock(): () => void {
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    this.inFlight = done;
+    return () => {
+      if (this.inFlight === done) this.inFlight = null;
+      release();
+    };
+  }
+
+  /**
    * Builds, executes and commits the next block: the four steps a consensus engine calls
    * (CometBFT's ABCI 2.0: PrepareProposal, ProcessProposal, FinalizeBlock, Commit), in order.
    */
@@ -234,7 +254,7 @@ export class ChainApp {
     const picked = this.mempool.selectForBlock(this.chain.nextBaseFee(), t.maxTxs);
     const { systemTxs, evmTxs } = partition(picked, (to) => this.modules.isModule(to));
     const ordered = [...systemTxs, ...evmTxs];
-    for (const p of ordered) this.decoded.set(p.raw, p.tx);
+    for (const p of ordered) this.decoded.set(p.raw.toString('latin1'), p.tx);
     return {
       height: parent.number + 1,
       timestampMs: Math.max(t.timestampMs, parent.timestampMs + 1),
@@ -269,12 +289,12 @@ export class ChainApp {
       const unsigned = await this.modules.verifyMessages(foreign, this.genesis.chainId);
       if (unsigned !== null) return { accept: false, reason: `messages: ${unsigned}` };
     }
-    const unknown = p.txs.filter((raw) => !this.decoded.has(raw));
+    const unknown = p.txs.filter((raw) => !this.decoded.has(raw.toString('latin1')));
     if (unknown.length > 0) {
       const outcomes = await this.chain.decodeTransactions(unknown);
       for (const [i, o] of outcomes.entries()) {
         if (!o.tx) return { accept: false, reason: `transaction ${i} of the proposal's undecoded ones does not decode: ${o.error ?? 'unknown error'}` };
-        this.decoded.set(unknown[i]!, o.tx);
+        this.decoded.set(unknown[i]!.toString('latin1'), o.tx);
       }
     }
     return { accept: true };
@@ -292,7 +312,7 @@ export class ChainApp {
     const baseFee = chain.nextBaseFee();
     const ctx = this.callContext(p.height, p.timestampMs);
     const txs = p.txs.map((raw): PooledTx => {
-      const tx = this.decoded.get(raw);
+      const tx = this.decoded.get(raw.toString('latin1'));
       if (!tx) throw new Error('finalizeBlock of a proposal that was not processed: a transaction is not decoded');
       return { raw, tx, receivedAt: 0 };
     });
@@ -414,6 +434,16 @@ export class ChainApp {
   private messagesRecord(messages: readonly Buffer[]): RecordWrite[] {
     if (messages.length > 0) return [{ module: KERNEL_OWNER, key: MESSAGES_KEY, value: messagesDigest(messages) }];
     return this.chain.getAppValue(MESSAGES_KEY) === null ? [] : [{ module: KERNEL_OWNER, key: MESSAGES_KEY }];
+  }
+
+  /** Drops a block finalizeBlock executed and commit() never took (its consensus engine stopped in between). */
+  discardFinalized(reason: unknown): void {
+    if (this.finalized) this.abandon(reason);
+  }
+
+  /** The chain id that signed messages commit to. */
+  get chainId(): number {
+    return this.genesis.chainId;
   }
 
   /** A block that will not be written: every module forgets what it applied for it. */

@@ -28,8 +28,9 @@
 //                                 "storage": { "0x<slot>": "0x<value>" } } },
 //     "validators": [ { "operator": "0x…", "moniker": "…", "selfStake": "…",   optional: the genesis
 //                       "commissionBps": 500, "maxCommissionBps": 2000,          validator set; their
-//                       "maxChangeBpsPerDay": 100 } ]                            self stakes are minted
-//   }                                                                            to the staking module
+//                       "maxChangeBpsPerDay": 100,                               self stakes are minted
+//                       "consensusKey": "0x<32-byte Ed25519 key>" } ]            to the staking module;
+//   }                                                                            consensusKey: CometBFT networks
 // Multicall3 is part of every svc network (dev tools expect it at its canonical address), so the
 // node adds it to a file's allocation unless the file allocates that address itself.
 import { readFileSync } from 'node:fs';
@@ -79,6 +80,8 @@ export interface GenesisValidator {
   commissionBps: number;
   maxCommissionBps: number;
   maxChangeBpsPerDay: number;
+  /** Its Ed25519 consensus public key, 0x + 64 lowercase hex: required for a CometBFT network (svc-node testnet init writes it). */
+  consensusKey?: string;
 }
 
 /** The devnet's genesis validator: dev account 0, the solo driver's default coinbase. */
@@ -259,6 +262,7 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
 function genesisValidators(value: unknown, fail: Fail): GenesisValidator[] {
   if (!Array.isArray(value)) return fail('"validators" must be an array');
   const seen = new Set<string>();
+  const seenKeys = new Set<string>();
   return value.map((entry, i) => {
     const where = `validators[${i}]`;
     if (!isObject(entry)) return fail(`${where} must be an object`);
@@ -266,6 +270,16 @@ function genesisValidators(value: unknown, fail: Fail): GenesisValidator[] {
     if (seen.has(operator.toString('hex'))) fail(`${where}: operator listed twice`);
     seen.add(operator.toString('hex'));
     if (typeof entry.moniker !== 'string') fail(`${where}.moniker must be a string`);
+    let consensusKey: string | undefined;
+    if (entry.consensusKey !== undefined) {
+      if (typeof entry.consensusKey !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(entry.consensusKey)) fail(`${where}.consensusKey must be 0x and 64 hex digits (an Ed25519 public key)`);
+      consensusKey = (entry.consensusKey as string).toLowerCase();
+      if (seenKeys.has(consensusKey)) fail(`${where}: consensusKey listed twice`);
+      seenKeys.add(consensusKey);
+    }
+    for (const key of Object.keys(entry)) {
+      if (!['operator', 'moniker', 'selfStake', 'commissionBps', 'maxCommissionBps', 'maxChangeBpsPerDay', 'consensusKey'].includes(key)) fail(`${where}: unknown field "${key}"`);
+    }
     const bps = (v: unknown, field: string): number => {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 10_000) fail(`${where}.${field} must be an integer 0..10000`);
       return v as number;
@@ -277,6 +291,7 @@ function genesisValidators(value: unknown, fail: Fail): GenesisValidator[] {
       commissionBps: bps(entry.commissionBps, 'commissionBps'),
       maxCommissionBps: bps(entry.maxCommissionBps, 'maxCommissionBps'),
       maxChangeBpsPerDay: bps(entry.maxChangeBpsPerDay, 'maxChangeBpsPerDay'),
+      ...(consensusKey !== undefined ? { consensusKey } : {}),
     };
   });
 }

@@ -34,6 +34,9 @@ export interface StartFlags {
   explorerPort: number;
   blockTimeMs: number;
   logLevel: LogLevel;
+  consensus?: 'solo' | 'cometbft';
+  cometbftHome?: string;
+  abciAddr?: string;
   rpcRateLimit: number;
   rateLimitLoopbackExempt?: boolean;
   httpReadTimeoutMs: number;
@@ -113,6 +116,18 @@ export function addStartOptions(cmd: Command): Command {
         .argParser(integerIn(1, chainParams.maxBlockTimeMs))
         .default(chainParams.defaultBlockTimeMs)
         .env('SVC_BLOCK_TIME_MS'),
+    )
+    .addOption(
+      new Option('--consensus <engine>', 'solo: this node seals every block; cometbft: a validator of a CometBFT network (ABCI 2.0)')
+        .choices(['solo', 'cometbft'])
+        .default('solo')
+        .env('SVC_CONSENSUS'),
+    )
+    .addOption(new Option('--cometbft-home <dir>', "--consensus cometbft: CometBFT's home (config/, data/); default <data-dir>/cometbft").argParser(nonEmpty).env('SVC_COMETBFT_HOME'))
+    .addOption(
+      new Option('--abci-addr <addr>', '--consensus cometbft: serve ABCI on tcp://host:port or unix://path for a CometBFT run separately, instead of running it')
+        .argParser(nonEmpty)
+        .env('SVC_ABCI_ADDR'),
     )
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info').env('SVC_LOG_LEVEL'))
     .addOption(
@@ -250,6 +265,15 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
     maxConnectionsPerIp: flags.maxConnectionsPerIp,
   };
   if (flags.genesis !== undefined) config.genesisFile = path.resolve(cwd, flags.genesis);
+  config.consensus = flags.consensus ?? 'solo';
+  if (flags.consensus !== 'cometbft' && (flags.cometbftHome !== undefined || flags.abciAddr !== undefined)) {
+    throw new UsageError('--cometbft-home and --abci-addr are for --consensus cometbft');
+  }
+  if (flags.consensus === 'cometbft') config.cometbftHome = path.resolve(cwd, flags.cometbftHome ?? path.join(config.dataDir, 'cometbft'));
+  if (flags.abciAddr !== undefined) {
+    if (!/^(tcp:\/\/[^:]+:\d+|unix:\/\/.+)$/.test(flags.abciAddr)) throw new UsageError('--abci-addr must be tcp://host:port or unix://path');
+    config.abciAddr = flags.abciAddr;
+  }
   config.computeMode = flags.computeMode;
   config.inferenceBackend = flags.inferenceBackend;
   config.modelDir = path.resolve(cwd, flags.modelDir);

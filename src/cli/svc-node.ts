@@ -8,6 +8,7 @@ import { resolveCoinbase, ValidatorAddressError } from '../chain/coinbase.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../log.js';
 import { CHAIN_ID, type NetworkName } from '../params.js';
 import { addExplorerCommands } from './explorer.js';
+import { addTestnetCommands } from './testnet.js';
 import { addStartOptions, resolveStartConfig, UsageError, type StartFlags } from './start-options.js';
 import { packageVersion } from '../version.js';
 
@@ -116,6 +117,7 @@ function buildProgram(): Command {
     .description('print the versions of svc-node, Node.js and the native core')
     .action(() => printVersion());
   addExplorerCommands(program);
+  addTestnetCommands(program);
   return program;
 }
 
@@ -135,7 +137,8 @@ async function main(argv: string[]): Promise<void> {
       err instanceof GenesisUnavailableError ||
       err instanceof GenesisFileError ||
       err instanceof FaucetKeyError ||
-      err instanceof ValidatorAddressError;
+      err instanceof ValidatorAddressError ||
+      (err instanceof Error && err.name === 'TestnetError');
     process.stderr.write(`svc-node: error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(usage ? EXIT_USAGE : EXIT_FAILURE);
   }

@@ -8,11 +8,11 @@ import type { BlockProduction } from './production.js';
 
 export interface ConsensusDriver {
   /** The driver's name, as `--consensus` would give it. */
-  readonly kind: 'solo';
+  readonly kind: 'solo' | 'cometbft';
   /** Block production's health, read by /health, readiness, svc_getNodeInfo and /metrics. */
   readonly production: BlockProduction;
   /** Starts making (or following) blocks. */
-  start(): void;
+  start(): void | Promise<void>;
   /** Makes one block now, after any in flight (devnet tools and tests). */
   produceNext(): Promise<ProducedBlock>;
   /** Stops and waits for the block in flight, so the chain can be closed safely. */

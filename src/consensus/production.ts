@@ -2,6 +2,10 @@
 // when, and how old the head is. The driver records every attempt; health checks, svc_getNodeInfo
 // and /metrics read it.
 import { Gauge, type Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import type { BlockTimings, ProducedBlock } from '../native/index.js';
+import type { NodeEvents } from '../chain/events.js';
+import type { NodeMetrics } from '../metrics.js';
 import { productionRetryMs, staleHeadAfterMs } from '../params.js';
 
 export type ProductionState = 'ok' | 'stalled';
@@ -141,4 +145,48 @@ export function registerProductionMetrics(registry: Registry, production: BlockP
       this.set(production.headAgeMs() / 1000);
     },
   });
+}
+
+/** Where a committed block is announced: the node's event bus, its metrics and its log. */
+export interface BlockAnnouncement {
+  events: NodeEvents;
+  metrics: NodeMetrics;
+  log: Logger;
+}
+
+/**
+ * After a block commits, whichever driver committed it: the metrics move, one log line (info with
+ * transactions, debug when empty), and the `block` event for the pool journal, subscriptions,
+ * the explorer and compute. A failing listener is logged and does not stop the chain.
+ */
+export function announceBlock(produced: ProducedBlock, seconds: number, to: BlockAnnouncement): void {
+  const { events, metrics, log } = to;
+  metrics.blocksProduced.inc();
+  metrics.txsIncluded.inc(produced.included.length);
+  metrics.txsRejected.inc(produced.rejected.length);
+  metrics.blockProductionSeconds.observe(seconds);
+  metrics.headBlock.set(produced.head.number);
+  const line = {
+    number: produced.head.number,
+    hash: `0x${produced.head.hash.toString('hex')}`,
+    txs: produced.included.length,
+    gasUsed: produced.head.gasUsed,
+    ms: Math.round(seconds * 1000 * 100) / 100,
+    // The native part of it: waiting for the block lane, execution, roots (and index), the synced write.
+    nativeMs: roundTimings(produced.timings),
+  };
+  if (produced.included.length > 0) log.info(line, 'block produced');
+  else log.debug(line, 'block produced');
+  for (const r of produced.rejected) log.debug({ tx: `0x${r.hash.toString('hex')}`, reason: r.reason }, 'transaction rejected at execution');
+  try {
+    events.emit('block', produced);
+  } catch (err) {
+    // A failing subscriber must not stop block production.
+    log.error({ err }, 'block event listener failed');
+  }
+}
+
+function roundTimings(t: BlockTimings): Record<string, number> {
+  const r = (ms: number) => Math.round(ms * 10) / 10;
+  return { queued: r(t.queuedMs), execute: r(t.executeMs), root: r(t.rootMs), commit: r(t.commitMs) };
 }

@@ -2,12 +2,12 @@
 // calling the app's four block steps (prepare, process, finalize, commit) in order.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { BlockTimings, ProducedBlock } from '../native/index.js';
+import type { ProducedBlock } from '../native/index.js';
 import type { ChainApp } from '../chain/app.js';
 import type { NodeEvents } from '../chain/events.js';
 import type { NodeMetrics } from '../metrics.js';
 import { chain as chainParams, CLIENT_NAME } from '../params.js';
-import { BlockProduction } from './production.js';
+import { announceBlock, BlockProduction } from './production.js';
 import type { ConsensusDriver } from './driver.js';
 import { SvcError } from '../errors.js';
 
@@ -144,39 +144,7 @@ export class SoloDriver implements ConsensusDriver {
     if (ended) {
       this.log.info({ number: produced.head.number, stalledMs: ended.stalledMs, attempts: ended.attempts, reason: ended.reason }, 'block production resumed');
     }
-
-    metrics.blocksProduced.inc();
-    metrics.txsIncluded.inc(produced.included.length);
-    metrics.txsRejected.inc(produced.rejected.length);
-    metrics.blockProductionSeconds.observe(seconds);
-    metrics.headBlock.set(produced.head.number);
-
-    const line = {
-      number: produced.head.number,
-      hash: `0x${produced.head.hash.toString('hex')}`,
-      txs: produced.included.length,
-      gasUsed: produced.head.gasUsed,
-      ms: Math.round(seconds * 1000 * 100) / 100,
-      // The native part of it: waiting for the block lane, execution, roots (and index), the synced write.
-      nativeMs: roundTimings(produced.timings),
-    };
-    if (produced.included.length > 0) this.log.info(line, 'block produced');
-    else this.log.debug(line, 'block produced');
-    for (const r of produced.rejected) {
-      this.log.debug({ tx: `0x${r.hash.toString('hex')}`, reason: r.reason }, 'transaction rejected at execution');
-    }
-
-    try {
-      events.emit('block', produced);
-    } catch (err) {
-      // A failing subscriber must not stop block production.
-      this.log.error({ err }, 'block event listener failed');
-    }
+    announceBlock(produced, seconds, { events, metrics, log: this.log });
     return produced;
   }
-}
-
-function roundTimings(t: BlockTimings): Record<string, number> {
-  const r = (ms: number) => Math.round(ms * 10) / 10;
-  return { queued: r(t.queuedMs), execute: r(t.executeMs), root: r(t.rootMs), commit: r(t.commitMs) };
 }

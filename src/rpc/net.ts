@@ -1,4 +1,4 @@
-// net namespace: network id, listening state and peer count of a solo node.
+// net namespace: network id, listening state and peer count (CometBFT's peers; a solo node has none).
 import { toQuantity } from './hex.js';
 import { method, type MethodTable } from './method.js';
 
@@ -8,6 +8,5 @@ export const netMethods: MethodTable = {
 
   net_listening: method([], () => true),
 
-  // The solo driver runs without a p2p layer.
-  net_peerCount: method([], () => toQuantity(0)),
+  net_peerCount: method([], (ctx) => toQuantity(ctx.services.network.peerCount())),
 };

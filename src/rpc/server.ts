@@ -87,7 +87,7 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
       headAgeMs: production.headAgeMs,
       staleAfterMs: production.staleAfterMs,
       blockProduction: production.status,
-      syncing: false,
+      syncing: services.network.sync().syncing,
     });
     return reply(problem === null ? 200 : 503, body, problem === null ? {} : { 'Retry-After': 1 });
   };

@@ -118,8 +118,8 @@ export const networkHandlers: Record<string, Handler> = {
       network: config.network,
       isValidator: own?.status === 'active',
       validatorAddress: addr(`0x${coinbase.toString('hex')}`),
-      peerCount: 0,
-      syncing: false,
+      peerCount: node.network.peerCount(),
+      syncing: node.network.sync().syncing,
       startingBlock,
       currentBlock: chain.head().number,
     };

@@ -28,7 +28,7 @@ import { ComputeQueues, emptyTaken, type QueuedProof, type QueuedRegistration, t
 import { ComputeStore } from './store.js';
 import { announcedComputeMode } from './announce.js';
 import { checkMessages, messagesOf, takenOf, verifyMessages } from './messages.js';
-import type { ModuleMessage } from '../kernel/messages.js';
+import { encodeMessage, type ModuleMessage } from '../kernel/messages.js';
 import {
   newPublicTask,
   type Address,
@@ -86,6 +86,10 @@ export class ComputeModule implements SystemModule {
   private taken: TakenQueues | null = null;
   /** What this node took from its queues for the block it proposed (given back if that block fails). */
   private proposed: TakenQueues | null = null;
+  /** What the block being executed removed from the queues (given back by reload() if it fails). */
+  private discarded: TakenQueues | null = null;
+  /** Where submissions go on a network (see useOutbox). */
+  private outbox: ((message: Buffer) => void) | undefined;
   private staking: StakingKeeper | undefined;
   private readonly store: ComputeStore;
   private readonly queues = new ComputeQueues();
@@ -115,7 +119,9 @@ export class ComputeModule implements SystemModule {
   reload(chain: Chain): void {
     this.store.reload(chain);
     if (this.proposed) this.queues.restore(this.proposed);
+    if (this.discarded) this.queues.restore(this.discarded);
     this.proposed = null;
+    this.discarded = null;
     this.taken = null;
     this.building = undefined;
   }
@@ -125,6 +131,21 @@ export class ComputeModule implements SystemModule {
     if (this.proposed) this.queues.restore(this.proposed);
     this.proposed = this.queues.take(this.params);
     return messagesOf(this.proposed);
+  }
+
+  /** A miner's registration or proof, or a share, from the network's mempool; verdicts are only ever their proposer's. */
+  queueMessage(message: ModuleMessage): string | null {
+    const taken = takenOf([message]);
+    if (taken.verdicts.length > 0) return 'a spot-check verdict is carried by the proposer that decided it, not sent to the mempool';
+    if (this.queues.holds(taken)) return 'already queued';
+    for (const r of taken.registrations) this.queues.queueRegistration(r);
+    for (const p of taken.proofs) this.queues.queueProof(p);
+    for (const s of taken.shares) this.queues.queueShare(s);
+    return null;
+  }
+
+  isQueued(message: ModuleMessage): boolean {
+    return this.queues.holds(takenOf([message]));
   }
 
   checkMessages(messages: readonly ModuleMessage[]): string | null {
@@ -139,6 +160,11 @@ export class ComputeModule implements SystemModule {
   /** The block's compute messages: what its hooks apply (registrations, proofs, shares, verdicts). */
   deliverMessages(messages: readonly ModuleMessage[]): void {
     this.taken = takenOf(messages);
+    // The block may be another proposer's: what this node proposed goes back, then what the block
+    // carries leaves the queues (kept aside until the block commits, in case it fails).
+    if (this.proposed) this.queues.restore(this.proposed);
+    this.proposed = null;
+    this.discarded = this.queues.discard(this.taken);
   }
 
   /** Records changed since the last call, as the block's writes (no value: deleted), sorted by key. */
@@ -150,6 +176,7 @@ export class ComputeModule implements SystemModule {
   committed(): void {
     this.store.committed();
     this.proposed = null;
+    this.discarded = null;
     this.taken = null;
     if (this.building) this.lastBlockEvents = this.building;
     this.building = undefined;
@@ -291,16 +318,30 @@ export class ComputeModule implements SystemModule {
 
   // ---- the node's queues ----
 
+  /**
+   * On a network, what this node's miners and pow search submit goes to the network's mempool
+   * (which queues it on every node through queueMessage) instead of this node's queues alone.
+   */
+  useOutbox(send: (message: Buffer) => void): void {
+    this.outbox = send;
+  }
+
+  private submit(kind: 'registration' | 'proof' | 'share', body: QueuedRegistration | QueuedProof | QueuedShare): boolean {
+    if (!this.outbox) return false;
+    this.outbox(encodeMessage({ module: 'compute', kind, body }));
+    return true;
+  }
+
   queueRegistration(r: QueuedRegistration): void {
-    this.queues.queueRegistration(r);
+    if (!this.submit('registration', r)) this.queues.queueRegistration(r);
   }
 
   queueProof(p: QueuedProof): void {
-    this.queues.queueProof(p);
+    if (!this.submit('proof', p)) this.queues.queueProof(p);
   }
 
   queueShare(s: QueuedShare): void {
-    this.queues.queueShare(s);
+    if (!this.submit('share', s)) this.queues.queueShare(s);
   }
 
   queueVerdict(v: QueuedVerdict): void {

@@ -104,6 +104,35 @@ export class ComputeQueues {
     return { registrations, proofs, shares, verdicts };
   }
 
+  /** Whether the queues hold everything in `q` (registrations by wallet and sequence, proofs by id, shares by hash, verdicts by proof). */
+  holds(q: TakenQueues): boolean {
+    return (
+      q.registrations.every((r) => this.registrations.some((x) => x.wallet === r.wallet && x.sequence === r.sequence)) &&
+      q.proofs.every((p) => this.proofs.some((x) => x.id === p.id)) &&
+      q.shares.every((s) => this.shares.some((x) => x.hash === s.hash)) &&
+      q.verdicts.every((v) => this.verdicts.some((x) => x.proofId === v.proofId))
+    );
+  }
+
+  /**
+   * Removes what a block carried from the queues (another proposer's block may carry what this node
+   * also queued: messages travel the network's mempool) and returns what was removed, for restore().
+   */
+  discard(block: TakenQueues): TakenQueues {
+    const regs = new Set(block.registrations.map((r) => `${r.wallet}/${r.sequence}`));
+    const proofs = new Set(block.proofs.map((p) => p.id));
+    const shares = new Set(block.shares.map((x) => x.hash));
+    const verdicts = new Set(block.verdicts.map((v) => v.proofId));
+    const removed = emptyTaken();
+    const split = <T>(q: T[], hit: (x: T) => boolean, out: T[]): T[] => q.filter((x) => (hit(x) ? (out.push(x), false) : true));
+    this.registrations = split(this.registrations, (r) => regs.has(`${r.wallet}/${r.sequence}`), removed.registrations);
+    this.proofs = split(this.proofs, (p) => proofs.has(p.id), removed.proofs);
+    for (const p of removed.proofs) this.queuedTasks.delete(p.taskId);
+    this.shares = split(this.shares, (x) => shares.has(x.hash), removed.shares);
+    this.verdicts = split(this.verdicts, (v) => verdicts.has(v.proofId), removed.verdicts);
+    return removed;
+  }
+
   restore(q: TakenQueues): void {
     this.registrations = [...q.registrations, ...this.registrations];
     this.proofs = [...q.proofs, ...this.proofs];

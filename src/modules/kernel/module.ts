@@ -109,6 +109,13 @@ export interface SystemModule {
   verifyMessages?(messages: readonly ModuleMessage[], chainId: number): Promise<string | null>;
   /** The block's messages for the module, in block order, before its hooks run. */
   deliverMessages?(messages: readonly ModuleMessage[]): void;
+  /**
+   * A message from the network's mempool (checked and verified): queued for a block this node
+   * proposes; null when queued, else why not (a kind that only a proposer may carry).
+   */
+  queueMessage?(message: ModuleMessage): string | null;
+  /** Whether the node still queues this message (a recheck after a block keeps it in the mempool). */
+  isQueued?(message: ModuleMessage): boolean;
 }
 
 const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');

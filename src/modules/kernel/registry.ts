@@ -84,6 +84,36 @@ export class ModuleRegistry {
     return null;
   }
 
+  /**
+   * A message from the network's mempool: its canonical bytes, its module's shape checks and
+   * signatures, then the module's queue; null when queued, else why not.
+   */
+  async admitMessage(bytes: Buffer, chainId: number): Promise<string | null> {
+    let message: ModuleMessage;
+    try {
+      message = decodeMessage(bytes);
+    } catch (err) {
+      return `the message does not decode: ${(err as Error).message}`;
+    }
+    // The block carries the canonical bytes; the mempool drops what a block carried by its bytes.
+    if (!encodeMessage(message).equals(bytes)) return 'the message is not in its canonical encoding';
+    const problem = this.checkMessages([bytes]) ?? (await this.verifyMessages([bytes], chainId));
+    if (problem !== null) return problem;
+    const m = this.byName.get(message.module)!;
+    if (!m.queueMessage) return `module ${m.name} takes no messages from the mempool`;
+    return m.queueMessage(message);
+  }
+
+  /** Whether the message's module still queues it. */
+  isMessageQueued(bytes: Buffer): boolean {
+    try {
+      const message = decodeMessage(bytes);
+      return this.byName.get(message.module)?.isQueued?.(message) ?? false;
+    } catch {
+      return false;
+    }
+  }
+
   /** Hands every module its messages of the block (checked by checkMessages). */
   deliverMessages(raw: readonly Buffer[]): void {
     const grouped = this.groupMessages(raw);

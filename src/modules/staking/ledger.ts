@@ -117,10 +117,16 @@ export class StakingLedger {
     const ratesProblem = commissionRatesProblem(description, this.params);
     if (ratesProblem) return refuse(ratesProblem);
     if (selfStake < this.params.minSelfStake) return refuse('self stake below minimum');
+    const { consensusKey } = description;
+    if (consensusKey !== undefined) {
+      if (!/^0x[0-9a-f]{64}$/.test(consensusKey)) return refuse('consensus key must be 32 bytes');
+      for (const other of this.state.validators.values()) if (other.consensusKey === consensusKey) return refuse('consensus key already in use');
+    }
 
     const v: ValidatorRecord = {
       operator,
       moniker: description.moniker,
+      ...(consensusKey !== undefined ? { consensusKey } : {}),
       commissionBps: description.commissionBps,
       maxCommissionBps: description.maxCommissionBps,
       maxChangeBpsPerDay: description.maxChangeBpsPerDay,
@@ -339,6 +345,7 @@ export class StakingLedger {
     const v = this.state.validators.get(operator);
     if (!v) return refuse('validator not found');
     if (v.status !== 'jailed') return refuse('validator is not jailed');
+    if (v.jailedUntil === Number.MAX_SAFE_INTEGER) return refuse('validator is banned for double signing and can never unjail');
     if (now < v.jailedUntil) return refuse(`validator is jailed until ${v.jailedUntil}`);
     if (this.selfStake(v) < this.params.minSelfStake) return refuse('self stake below minimum');
     v.status = 'inactive';
@@ -674,6 +681,7 @@ export class StakingLedger {
       address: v.operator,
       operator: v.operator,
       moniker: v.moniker,
+      ...(v.consensusKey !== undefined ? { consensusKey: v.consensusKey } : {}),
       commissionBps: v.commissionBps,
       maxCommissionBps: v.maxCommissionBps,
       maxChangeBpsPerDay: v.maxChangeBpsPerDay,

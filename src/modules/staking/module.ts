@@ -29,7 +29,8 @@ import {
 } from '../kernel/module.js';
 import { contributionScores, type ScoreBreakdown } from './score.js';
 import { isEpochLastBlock } from './epoch.js';
-import { spotCheckPenalty } from './penalties.js';
+import { BANNED, doubleSignPenalty, spotCheckPenalty } from './penalties.js';
+import type { ModuleMessage } from '../kernel/messages.js';
 import { StakingLedger } from './ledger.js';
 import { blockRewardFor, inferenceMinersShareBps, splitBlockReward } from './rewards.js';
 import type { Address, LedgerEvent, LedgerResult, Payout } from './types.js';
@@ -135,12 +136,23 @@ export interface ComputeKeeper {
   minersWithRecentProofs(epoch: number, now: number): number;
 }
 
+/** Duplicate-vote evidence against a validator (its operator address) for a block at `height`. */
+export interface Evidence {
+  validator: Address;
+  height: number;
+}
+
+/** Evidence a block may carry (CometBFT bounds it by bytes; this bounds the work of one block). */
+const MAX_EVIDENCE_PER_BLOCK = 100;
+
 export class StakingModule implements SystemModule {
   readonly name = 'staking';
   readonly address: Address = STAKING;
   readonly abi: Abi = STAKING_ABI;
   /** Spot-check penalties ordered for the block being built, applied at its end. */
   private pendingPenalties: { validator: Address; reason: string; infractionHeight: number | undefined }[] = [];
+  /** The block's duplicate-vote evidence (system messages from the consensus engine), applied by its endBlock. */
+  private evidence: Evidence[] = [];
   /** The inference miners' part of the block reward decided by the last endBlock: the compute module mints and pays it. */
   private minersShareOfBlock: { height: number; amount: bigint } | null = null;
   private compute: ComputeKeeper | undefined;
@@ -170,6 +182,7 @@ export class StakingModule implements SystemModule {
     this.ledger = StakingModule.ledgerAt(chain, this.params, this.genesis);
     // Orders of a failed block are ordered again from the state the block is retried on.
     this.pendingPenalties = [];
+    this.evidence = [];
     this.minersShareOfBlock = null;
   }
 
@@ -185,6 +198,30 @@ export class StakingModule implements SystemModule {
 
   committed(): void {
     this.minersShareOfBlock = null;
+    this.evidence = [];
+  }
+
+  /**
+   * The staking messages a block may carry: duplicate-vote evidence, which only the consensus
+   * engine gives (CometBFT's misbehavior list, turned into messages by the node for every block
+   * the same way); a proposer cannot put one among its transactions (the CometBFT app refuses it).
+   */
+  checkMessages(messages: readonly ModuleMessage[]): string | null {
+    if (messages.length > MAX_EVIDENCE_PER_BLOCK) return `${messages.length} pieces of evidence, limit ${MAX_EVIDENCE_PER_BLOCK}`;
+    for (const m of messages) {
+      if (m.kind !== 'evidence') return `unknown message kind ${m.kind}`;
+      const b = m.body as Record<string, unknown>;
+      const ok =
+        typeof b === 'object' && b !== null && Object.keys(b).sort().join() === 'height,validator' &&
+        typeof b.validator === 'string' && /^0x[0-9a-f]{40}$/.test(b.validator) &&
+        typeof b.height === 'number' && Number.isSafeInteger(b.height) && b.height >= 0;
+      if (!ok) return 'evidence has exactly a lowercase 0x validator and a height';
+    }
+    return null;
+  }
+
+  deliverMessages(messages: readonly ModuleMessage[]): void {
+    this.evidence = messages.map((m) => m.body as Evidence);
   }
 
   /** Start of a block: the previous block's failed spot-checks are ordered as penalties (a wallet without stake has nothing to slash). */
@@ -267,8 +304,10 @@ export class StakingModule implements SystemModule {
     const lower = (a: unknown) => (a as string).toLowerCase() as Address;
     switch (name) {
       case 'registerValidator': {
-        const [moniker, commissionBps, maxCommissionBps, maxChangeBpsPerDay] = args as [string, number, number, number];
-        return done(ledger.registerValidator(from, { moniker, commissionBps, maxCommissionBps, maxChangeBpsPerDay }, call.value, ctx.height, ctx.now));
+        // The overload with a bytes32 consensus key registers the validator's Ed25519 key for CometBFT networks.
+        const [moniker, commissionBps, maxCommissionBps, maxChangeBpsPerDay, consensusKey] = args as [string, number, number, number, string | undefined];
+        const description = { moniker, commissionBps, maxCommissionBps, maxChangeBpsPerDay, ...(consensusKey !== undefined ? { consensusKey: consensusKey.toLowerCase() } : {}) };
+        return done(ledger.registerValidator(from, description, call.value, ctx.height, ctx.now));
       }
       case 'delegate':
         return done(ledger.delegate(from, lower(args[0]), call.value, ctx.height));
@@ -333,6 +372,16 @@ export class StakingModule implements SystemModule {
   blockEnd(ctx: BlockContext, proposer: Address, signers: readonly Address[], supply: bigint, activeMiners = 0): BlockEnd {
     const events: LedgerEvent[] = [];
     let burned = 0n;
+    for (const e of this.evidence.splice(0)) {
+      const v = this.ledger.validator(e.validator);
+      // A validator banned already has paid for its key's infractions (Cosmos: tombstoned once).
+      if (!v || v.jailedUntil === BANNED) continue;
+      const order = doubleSignPenalty(this.params, Math.min(e.height, ctx.height));
+      const r = this.ledger.slash(e.validator, order.fractionBps, order.infractionHeight, order.jailUntil, order.reason, ctx.height);
+      if (!r.ok) throw new Error(`double-sign penalty of ${e.validator} refused: ${r.reason}`);
+      events.push(...r.events);
+      burned += r.burned;
+    }
     for (const p of this.pendingPenalties.splice(0)) {
       const order = spotCheckPenalty(this.params, p.infractionHeight ?? ctx.height, ctx.now);
       const r = this.ledger.slash(p.validator, order.fractionBps, order.infractionHeight, order.jailUntil, p.reason, ctx.height);

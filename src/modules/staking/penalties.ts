@@ -15,6 +15,14 @@ export function downtimePenalty(params: StakingParams, height: number, now: numb
   return { fractionBps: params.downtimeSlashBps, infractionHeight: height, jailUntil: now + params.downtimeJailSeconds, reason: 'downtime' };
 }
 
+/** jailedUntil of a validator banned for good (Cosmos' tombstone): it can never unjail. */
+export const BANNED = Number.MAX_SAFE_INTEGER;
+
+/** Duplicate-vote evidence of a block at `infractionHeight`: Cosmos' 5% slash and a permanent ban of the validator (its consensus key). */
+export function doubleSignPenalty(params: StakingParams, infractionHeight: number): SlashOrder {
+  return { fractionBps: params.doubleSignSlashBps, infractionHeight, jailUntil: BANNED, reason: 'double sign' };
+}
+
 /** A failed inference spot-check of a proof from `infractionHeight` (spec: 5% slash, 6-hour jail). */
 export function spotCheckPenalty(params: StakingParams, infractionHeight: number, now: number): SlashOrder {
   return {

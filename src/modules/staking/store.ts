@@ -83,6 +83,7 @@ const json = (value: unknown): Buffer => encodeRecord(value);
 export function encodeValidator(v: ValidatorRecord): Buffer {
   return json({
     moniker: v.moniker,
+    consensusKey: v.consensusKey,
     commissionBps: v.commissionBps,
     maxCommissionBps: v.maxCommissionBps,
     maxChangeBpsPerDay: v.maxChangeBpsPerDay,
@@ -161,6 +162,7 @@ export function decodeRecord(key: Buffer, value: Buffer): DecodedRecord {
       const v: Omit<ValidatorRecord, 'slashes'> = {
         operator: addressOf(body),
         moniker: f.string('moniker'),
+        ...f.optionalConsensusKey('consensusKey'),
         commissionBps: f.int('commissionBps'),
         maxCommissionBps: f.int('maxCommissionBps'),
         maxChangeBpsPerDay: f.int('maxChangeBpsPerDay'),
@@ -277,6 +279,14 @@ class Fields {
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) this.fail(field, `an integer >= ${min}`);
     return v;
   }
+  /** An optional Ed25519 key: 0x + 64 lowercase hex, as a spread-able object. */
+  optionalConsensusKey(field: 'consensusKey'): { consensusKey?: string } {
+    const v = this.o[field];
+    if (v === undefined) return {};
+    if (typeof v !== 'string' || !/^0x[0-9a-f]{64}$/.test(v)) this.fail(field, '0x and 64 lowercase hex digits');
+    return { consensusKey: v as string };
+  }
+
   string(field: string): string {
     const v = this.o[field];
     if (typeof v !== 'string') this.fail(field, 'a string');

@@ -41,6 +41,8 @@ export interface SigningWindow {
 export interface ValidatorRecord {
   operator: Address;
   moniker: string;
+  /** The Ed25519 public key (0x + 64 hex) the validator signs consensus votes with; absent for one registered without it (solo networks). */
+  consensusKey?: string;
   commissionBps: number;
   maxCommissionBps: number;
   maxChangeBpsPerDay: number;
@@ -105,6 +107,8 @@ export interface EpochSnapshot {
 /** What an operator chooses at registration. */
 export interface ValidatorDescription {
   moniker: string;
+  /** The Ed25519 consensus public key, 0x + 64 lowercase hex (CometBFT networks). */
+  consensusKey?: string;
   commissionBps: number;
   maxCommissionBps: number;
   maxChangeBpsPerDay: number;
@@ -115,6 +119,7 @@ export interface ValidatorView {
   address: Address;
   operator: Address;
   moniker: string;
+  consensusKey?: string;
   commissionBps: number;
   maxCommissionBps: number;
   maxChangeBpsPerDay: number;

@@ -7,8 +7,16 @@ export const chainMethods: MethodTable = {
 
   eth_blockNumber: method([], (ctx) => toQuantity(ctx.services.chain.head().number)),
 
-  // A solo node is never behind: it makes the blocks.
-  eth_syncing: method([], () => false),
+  // geth's answer: false when in step, else where the sync started, stands and is going.
+  eth_syncing: method([], (ctx) => {
+    const { syncing, highestBlock } = ctx.services.network.sync();
+    if (!syncing) return false;
+    return {
+      startingBlock: toQuantity(ctx.services.startingBlock),
+      currentBlock: toQuantity(ctx.services.chain.head().number),
+      highestBlock: toQuantity(highestBlock),
+    };
+  }),
 
   // The node holds no keys: transactions are signed by the wallet and sent with eth_sendRawTransaction.
   eth_accounts: method([], () => []),

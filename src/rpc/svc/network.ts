@@ -78,15 +78,16 @@ export const networkMethods: MethodTable = {
     const head = chain.head().number;
     const own = app.staking.state.validator(toAddress(coinbase));
     const production = ctx.services.production.status();
+    const { syncing, highestBlock } = ctx.services.network.sync();
     return {
       version: `svc-node/v${packageVersion()}`,
       chainId: config.chainId,
-      peerCount: 0,
+      peerCount: ctx.services.network.peerCount(),
       isValidator: own?.status === 'active',
-      syncing: false,
+      syncing,
       startingBlock,
       currentBlock: head,
-      highestBlock: head,
+      highestBlock,
       validatorAddress: checksumAddress(coinbase),
       network: config.network,
       computeMode: ctx.services.compute.mode,

@@ -1,0 +1,423 @@
+// svc-node as an ABCI 2.0 application: CometBFT's requests mapped onto the app's block steps
+// (src/chain/app.ts) and the pool.
+//
+//   Info            the head: its height and root (the handshake replays what CometBFT has beyond it)
+//   InitChain       checks CometBFT's genesis against the node's and answers with the genesis
+//                   validator set (consensus keys and voting power from the staking module) and root
+//   CheckTx         an EVM transaction: the pool's admission rules, geth's texts; a system message:
+//                   its shape and signatures, then the module's queue. Recheck keeps what the pool
+//                   and queues still hold.
+//   PrepareProposal the app's own proposal (pool by tip in nonce order, queued messages), as block
+//                   transactions (./block-txs.ts) within CometBFT's byte limit
+//   ProcessProposal the app's check of a proposal: height, time, header fields, decoding, signatures
+//   FinalizeBlock   executes: app_hash is the block's state root, over the EVM state and every
+//                   module's records; at an epoch's end the validator updates
+//   Commit          the one write batch
+//
+// The block's time is CometBFT's header time (milliseconds); its coinbase is the proposer's operator
+// address, found by its consensus key; the validators whose votes committed the parent (the
+// decided last commit) are the block's signers, which the staking module's liveness counts.
+import { keccak256 } from 'viem';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
+import type { Chain, ProducedBlock } from '../../native/index.js';
+import type { ChainApp, Proposal } from '../../chain/app.js';
+import type { Mempool } from '../../chain/mempool.js';
+import { TxPoolError } from '../../chain/pool.js';
+import type { NodeEvents } from '../../chain/events.js';
+import type { NodeMetrics } from '../../metrics.js';
+import type { AbciHandler, AbciResponseValue } from './abci-server.js';
+import { announceBlock, type BlockProduction } from '../production.js';
+import { consensusAddress } from './home.js';
+import { classifyTx, extraDataTx, messageTx, splitBlockTxs } from './block-txs.js';
+import { create } from '@bufbuild/protobuf';
+import { CheckTxType, ValidatorUpdateSchema, type CommitInfo, type Misbehavior, type ValidatorUpdate } from './proto/tendermint/abci/types_pb.js';
+import { decodeMessage, encodeMessage } from '../../modules/kernel/messages.js';
+import { BlockIDFlag } from './proto/tendermint/types/validator_pb.js';
+import { toAddress, type Address } from '../../modules/kernel/module.js';
+import { SvcError } from '../../errors.js';
+import { chain as chainParams, CLIENT_NAME } from '../../params.js';
+
+/** CheckTx codes: 0 admits; the rest name why not (the log carries geth's text). */
+export const CHECK_TX = { ok: 0, rejected: 1, malformed: 2, gone: 3 } as const;
+
+/** ABCI's app version of this state machine. */
+const APP_VERSION = 1n;
+
+/** Milliseconds of a protobuf timestamp. */
+export function timestampMs(t: Timestamp | undefined): number {
+  if (!t) throw new AbciAppError('a block without a time');
+  return Number(t.seconds) * 1000 + Math.floor(t.nanos / 1_000_000);
+}
+
+export class AbciAppError extends SvcError {
+  override readonly name = 'AbciAppError';
+  override readonly code = 'ABCI_APP';
+}
+
+export interface CometApplicationOptions {
+  app: ChainApp;
+  chain: Chain;
+  mempool: Mempool;
+  events: NodeEvents;
+  metrics: NodeMetrics;
+  log: Logger;
+  production: BlockProduction;
+  /** The CometBFT chain id the genesis names (svc-<chain id>). */
+  chainId: string;
+  /** Extra data this node puts in the blocks it proposes (its compute mode is added by the app). */
+  extraData?: Buffer;
+}
+
+/** One member of the validator set CometBFT runs: its Ed25519 key and voting power. */
+interface SetMember {
+  publicKey: Buffer;
+  power: bigint;
+}
+
+export class CometApplication {
+  private readonly log: Logger;
+  private readonly extraData: Buffer;
+  /** The block FinalizeBlock executed, waiting for Commit. */
+  private pending: { height: number; started: number; release: () => void } | null = null;
+  /** Waiting for the next committed block (the driver's produceNext). */
+  private readonly waiters: ((block: ProducedBlock) => void)[] = [];
+
+  constructor(private readonly opts: CometApplicationOptions) {
+    this.log = opts.log.child({ module: 'abci' });
+    this.extraData = opts.extraData ?? Buffer.from(CLIENT_NAME, 'utf8');
+  }
+
+  /** The ABCI handler: one method per request. */
+  readonly handle: AbciHandler = async (kind, request): Promise<AbciResponseValue> => {
+    switch (kind) {
+      case 'echo':
+        return { case: 'echo', value: { message: (request as { message: string }).message } };
+      case 'flush':
+        return { case: 'flush', value: {} };
+      case 'info':
+        return { case: 'info', value: this.info() };
+      case 'initChain':
+        return { case: 'initChain', value: this.initChain(request as Parameters<CometApplication['initChain']>[0]) };
+      case 'query':
+        return { case: 'query', value: { code: 1, log: 'svc-node answers queries over its JSON-RPC and explorer APIs, not ABCI Query' } };
+      case 'checkTx':
+        return { case: 'checkTx', value: await this.checkTx(request as { tx: Uint8Array; type: CheckTxType }) };
+      case 'prepareProposal':
+        return { case: 'prepareProposal', value: this.prepareProposal(request as Parameters<CometApplication['prepareProposal']>[0]) };
+      case 'processProposal':
+        return { case: 'processProposal', value: await this.processProposal(request as Parameters<CometApplication['processProposal']>[0]) };
+      case 'finalizeBlock':
+        return { case: 'finalizeBlock', value: await this.finalizeBlock(request as Parameters<CometApplication['finalizeBlock']>[0]) };
+      case 'commit':
+        return { case: 'commit', value: await this.commit() };
+      case 'extendVote':
+        return { case: 'extendVote', value: { voteExtension: new Uint8Array() } };
+      case 'verifyVoteExtension':
+        return { case: 'verifyVoteExtension', value: { status: 1 /* ACCEPT */ } };
+      case 'listSnapshots':
+        return { case: 'listSnapshots', value: { snapshots: [] } };
+      case 'offerSnapshot':
+        return { case: 'offerSnapshot', value: { result: 1 /* ABORT: no state sync; new nodes block-sync */ } };
+      case 'loadSnapshotChunk':
+        return { case: 'loadSnapshotChunk', value: { chunk: new Uint8Array() } };
+      case 'applySnapshotChunk':
+        return { case: 'applySnapshotChunk', value: { result: 2 /* ABORT */ } };
+      default:
+        throw new AbciAppError(`unknown ABCI request ${String(kind)}`);
+    }
+  };
+
+  /** Resolves with the next committed block. */
+  nextCommit(): Promise<ProducedBlock> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  // ---- Info / InitChain ----
+
+  private info() {
+    const head = this.opts.chain.head();
+    return {
+      data: CLIENT_NAME,
+      version: CLIENT_NAME,
+      appVersion: APP_VERSION,
+      lastBlockHeight: BigInt(head.number),
+      // Block 0 is the app's genesis, before CometBFT's first block: InitChain answers with its root.
+      lastBlockAppHash: head.number === 0 ? new Uint8Array() : head.stateRoot,
+    };
+  }
+
+  private initChain(req: { chainId: string; initialHeight: bigint; validators: { pubKey?: { sum: { case?: string; value?: unknown } }; power: bigint }[] }) {
+    if (req.chainId !== this.opts.chainId) throw new AbciAppError(`CometBFT's genesis is for chain "${req.chainId}", this node's for "${this.opts.chainId}"`);
+    if (req.initialHeight !== 1n) throw new AbciAppError(`initial height ${req.initialHeight}: the app's first block is 1`);
+    const set = this.validatorSet(this.opts.app.staking.state.currentEpoch);
+    if (set.length === 0) throw new AbciAppError('the genesis has no validator with a consensus key: CometBFT needs at least one');
+    // CometBFT's genesis.json lists the validators too; they must be the app's (svc-node testnet init writes both).
+    if (req.validators.length > 0) {
+      const theirs = req.validators.map((v) => `${Buffer.from(v.pubKey?.sum.value as Uint8Array).toString('hex')}:${v.power}`).sort();
+      const ours = set.map((m) => `${m.publicKey.toString('hex')}:${m.power}`).sort();
+      if (theirs.join() !== ours.join()) {
+        throw new AbciAppError(`CometBFT's genesis validators (${theirs.join(', ')}) are not the app genesis's (${ours.join(', ')})`);
+      }
+    }
+    const head = this.opts.chain.head();
+    return { validators: set.map(toUpdate), appHash: head.stateRoot };
+  }
+
+  // ---- the mempool ----
+
+  private async checkTx(req: { tx: Uint8Array; type: CheckTxType }) {
+    let tx;
+    try {
+      tx = classifyTx(req.tx);
+    } catch (err) {
+      return { code: CHECK_TX.malformed, log: (err as Error).message };
+    }
+    const { mempool, app } = this.opts;
+    if (req.type === CheckTxType.RECHECK) {
+      // After a block: keep what the pool or the module queues still hold.
+      if (tx.kind === 'evm') return mempool.get(keccak(tx.raw)) ? { code: CHECK_TX.ok } : { code: CHECK_TX.gone, log: 'no longer in the pool' };
+      if (tx.kind === 'message') return app.modules.isMessageQueued(tx.message) ? { code: CHECK_TX.ok } : { code: CHECK_TX.gone, log: 'no longer queued' };
+      return { code: CHECK_TX.malformed, log: 'extra data is the proposer\'s, not a transaction' };
+    }
+    if (tx.kind === 'extraData') return { code: CHECK_TX.malformed, log: 'extra data is the proposer\'s, not a transaction' };
+    if (tx.kind === 'message') {
+      const problem = await app.modules.admitMessage(tx.message, app.chainId);
+      return problem === null ? { code: CHECK_TX.ok } : { code: CHECK_TX.rejected, log: problem };
+    }
+    try {
+      await mempool.submit(tx.raw);
+      return { code: CHECK_TX.ok };
+    } catch (err) {
+      if (err instanceof TxPoolError) return { code: CHECK_TX.rejected, log: err.message };
+      throw err;
+    }
+  }
+
+  // ---- proposals ----
+
+  private prepareProposal(req: { maxTxBytes: bigint; height: bigint; time?: Timestamp; proposerAddress: Uint8Array }) {
+    const { app, chain } = this.opts;
+    const head = chain.head();
+    if (Number(req.height) !== head.number + 1) throw new AbciAppError(`PrepareProposal at height ${req.height} on the head ${head.number}`);
+    const proposer = this.operatorOf(Buffer.from(req.proposerAddress));
+    const proposal = app.prepareProposal({
+      timestampMs: timestampMs(req.time),
+      coinbase: proposer,
+      extraData: this.extraData,
+      maxTxs: chainParams.maxTxsPerBlock,
+      signers: [],
+    });
+    const txs: Uint8Array[] = [];
+    let bytes = 0;
+    const limit = Number(req.maxTxBytes);
+    // CometBFT counts each transaction with its protobuf framing (a tag byte and the length).
+    const fits = (tx: Buffer): boolean => {
+      const size = tx.length + 1 + varintLength(tx.length);
+      if (bytes + size > limit) return false;
+      bytes += size;
+      txs.push(tx);
+      return true;
+    };
+    if (proposal.extraData.length > 0) fits(extraDataTx(proposal.extraData));
+    for (const m of proposal.messages) if (!fits(messageTx(m))) break;
+    // A suffix of the EVM transactions may be cut: each sender keeps a prefix of its nonces.
+    for (const raw of proposal.txs) if (!fits(raw)) break;
+    return { txs };
+  }
+
+  private async processProposal(req: BlockRequest) {
+    let proposal: Proposal;
+    try {
+      proposal = this.proposalOf(req);
+    } catch (err) {
+      this.log.warn({ height: Number(req.height), reason: (err as Error).message }, 'refused a proposal');
+      return { status: 2 /* REJECT */ };
+    }
+    const verdict = await this.opts.app.processProposal(proposal);
+    if (!verdict.accept) {
+      this.log.warn({ height: proposal.height, reason: verdict.reason }, 'refused a proposal');
+      return { status: 2 /* REJECT */ };
+    }
+    return { status: 1 /* ACCEPT */ };
+  }
+
+  // ---- execution ----
+
+  private async finalizeBlock(req: BlockRequest) {
+    const { app, staking } = { app: this.opts.app, staking: this.opts.app.staking };
+    const started = performance.now();
+    const proposal = this.proposalOf(req);
+    // A decided block: on a node that did not process it (block sync, a replay) it is checked here.
+    const verdict = await app.processProposal(proposal);
+    if (!verdict.accept) throw new AbciAppError(`CometBFT decided block ${proposal.height}, which this app refuses: ${verdict.reason}`);
+    const epochBefore = staking.state.currentEpoch;
+    const release = app.holdForBlock();
+    let produced;
+    try {
+      produced = await app.finalizeBlock(proposal);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    this.pending = { height: proposal.height, started, release };
+    const epochAfter = staking.state.currentEpoch;
+    const validatorUpdates = epochAfter !== epochBefore ? this.setChanges(epochBefore, epochAfter) : [];
+    if (validatorUpdates.length > 0) this.log.info({ height: proposal.height, epoch: epochAfter, updates: validatorUpdates.length }, 'validator set changes');
+    // One result per block transaction: what each EVM transaction did is in its receipt (eth_getTransactionReceipt).
+    const txResults = req.txs.map(() => ({ code: 0 }));
+    return { txResults, validatorUpdates, appHash: produced.head.stateRoot, events: [] };
+  }
+
+  /** The node is stopping and CometBFT is gone: a commit under way finishes; a block finalized and never committed is dropped (CometBFT hands it again after a restart). */
+  async shutdown(): Promise<void> {
+    await this.committing;
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = null;
+    this.opts.app.discardFinalized(new AbciAppError(`block ${pending.height} was finalized but CometBFT stopped before Commit`));
+    pending.release();
+  }
+
+  private committing: Promise<unknown> = Promise.resolve();
+
+  private commit() {
+    const run = this.commitPending();
+    this.committing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async commitPending() {
+    const pending = this.pending;
+    if (!pending) throw new AbciAppError('Commit without FinalizeBlock');
+    this.pending = null;
+    try {
+      const { produced } = await this.opts.app.commit();
+      const seconds = (performance.now() - pending.started) / 1000;
+      this.opts.production.committed();
+      announceBlock(produced, seconds, { events: this.opts.events, metrics: this.opts.metrics, log: this.log });
+      for (const w of this.waiters.splice(0)) w(produced);
+    } finally {
+      pending.release();
+    }
+    // Every block is kept: the node serves the whole chain over JSON-RPC.
+    return { retainHeight: 0n };
+  }
+
+  // ---- mapping CometBFT's block onto the app's proposal ----
+
+  private proposalOf(req: BlockRequest): Proposal {
+    const { extraData, messages, evm } = splitBlockTxs(req.txs);
+    for (const m of messages) {
+      if (decodeMessage(m).module === 'staking') throw new AbciAppError('a block transaction carries staking evidence, which only the consensus engine gives');
+    }
+    // Duplicate-vote evidence CometBFT committed with the block: a message to the staking module,
+    // stored with the block like every other, so a replay applies it too.
+    const byAddress = this.operatorsByConsensusAddress();
+    for (const m of req.misbehavior) {
+      const operator = m.validator ? byAddress.get(Buffer.from(m.validator.address).toString('hex')) : undefined;
+      if (!operator) continue;
+      messages.push(encodeMessage({ module: 'staking', kind: 'evidence', body: { validator: toAddress(operator), height: Number(m.height) } }));
+    }
+    return {
+      height: Number(req.height),
+      timestampMs: timestampMs(req.time),
+      coinbase: this.operatorOf(Buffer.from(req.proposerAddress)),
+      extraData,
+      signers: this.signersOf(req.proposedLastCommit ?? req.decidedLastCommit),
+      txs: evm,
+      messages,
+    };
+  }
+
+  /** Operators of the validators whose votes committed the parent block. */
+  private signersOf(commit: CommitInfo | undefined): Buffer[] {
+    if (!commit) return [];
+    const byAddress = this.operatorsByConsensusAddress();
+    const out: Buffer[] = [];
+    for (const vote of commit.votes) {
+      if (vote.blockIdFlag !== BlockIDFlag.BLOCK_ID_FLAG_COMMIT || !vote.validator) continue;
+      const operator = byAddress.get(Buffer.from(vote.validator.address).toString('hex'));
+      if (operator) out.push(operator);
+    }
+    return out;
+  }
+
+  /** The operator address of the validator whose consensus key has this address. */
+  private operatorOf(address: Buffer): Buffer {
+    const operator = this.operatorsByConsensusAddress().get(address.toString('hex'));
+    if (!operator) throw new AbciAppError(`no validator has the consensus address ${address.toString('hex')}`);
+    return operator;
+  }
+
+  private operatorsByConsensusAddress(): Map<string, Buffer> {
+    const out = new Map<string, Buffer>();
+    for (const v of this.opts.app.staking.state.validators()) {
+      if (v.consensusKey) out.set(consensusAddress(hexBytes(v.consensusKey)).toString('hex'), hexBytes(v.operator));
+    }
+    return out;
+  }
+
+  /** The validator set of an epoch, as CometBFT runs it: members with a consensus key, by key. */
+  private validatorSet(epoch: number): SetMember[] {
+    const ledger = this.opts.app.staking.state;
+    const snapshot = ledger.validatorSet(epoch);
+    if (!snapshot) return [];
+    const out: SetMember[] = [];
+    for (const m of snapshot.validators) {
+      const key = ledger.validator(m.address as Address)?.consensusKey;
+      if (key && m.votingPower > 0n) out.push({ publicKey: hexBytes(key), power: m.votingPower });
+    }
+    return out.sort((a, b) => Buffer.compare(a.publicKey, b.publicKey));
+  }
+
+  /** CometBFT's validator updates from one epoch's set to the next: changed powers, and power 0 for those who left. */
+  private setChanges(before: number, after: number): ValidatorUpdate[] {
+    const old = new Map(this.validatorSet(before).map((m) => [m.publicKey.toString('hex'), m.power]));
+    const next = this.validatorSet(after);
+    const updates: SetMember[] = [];
+    for (const m of next) {
+      if (old.get(m.publicKey.toString('hex')) !== m.power) updates.push(m);
+      old.delete(m.publicKey.toString('hex'));
+    }
+    for (const key of [...old.keys()].sort()) updates.push({ publicKey: Buffer.from(key, 'hex'), power: 0n });
+    if (next.length === 0) {
+      // CometBFT cannot run without validators: the old set stays until one can be chosen.
+      this.log.error({ epoch: after }, 'the new epoch has no validator with a consensus key: the set is left as it was');
+      return [];
+    }
+    return updates.map(toUpdate);
+  }
+}
+
+type BlockRequest = {
+  txs: Uint8Array[];
+  misbehavior: Misbehavior[];
+  height: bigint;
+  time?: Timestamp;
+  proposerAddress: Uint8Array;
+  proposedLastCommit?: CommitInfo;
+  decidedLastCommit?: CommitInfo;
+};
+
+function toUpdate(m: SetMember): ValidatorUpdate {
+  return create(ValidatorUpdateSchema, { pubKey: { sum: { case: 'ed25519', value: m.publicKey } }, power: m.power });
+}
+
+function hexBytes(hex: string): Buffer {
+  return Buffer.from(hex.slice(2), 'hex');
+}
+
+function varintLength(n: number): number {
+  let len = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    len++;
+  }
+  return len;
+}
+
+function keccak(raw: Buffer): Buffer {
+  return Buffer.from(keccak256(raw).slice(2), 'hex');
+}

@@ -1,0 +1,110 @@
+// A client of the CometBFT process's RPC (JSON-RPC 2.0 over HTTP, its `rpc.laddr`): what the
+// node reads of the network (status, peers, the mempool) and how it hands a transaction to the
+// network's mempool (broadcast_tx_sync, answered after CheckTx).
+import { SvcError } from '../../errors.js';
+
+/** Raised when the CometBFT process cannot be reached or answers with an error. */
+export class CometRpcError extends SvcError {
+  override readonly name = 'CometRpcError';
+  override readonly code = 'COMETBFT_RPC';
+  constructor(
+    message: string,
+    /** CometBFT's error data (its reason), when it answered with an error. */
+    readonly data?: string,
+  ) {
+    super(message, data === undefined ? {} : { details: data });
+  }
+}
+
+export interface CometStatus {
+  nodeId: string;
+  moniker: string;
+  network: string;
+  latestBlockHeight: number;
+  latestBlockTimeMs: number;
+  catchingUp: boolean;
+  /** The validator key of this node (hex of its 20-byte address) and its voting power (0 when not a validator). */
+  validatorAddress: string;
+  votingPower: bigint;
+}
+
+export interface CometPeer {
+  nodeId: string;
+  moniker: string;
+  remoteIp: string;
+  isOutbound: boolean;
+}
+
+export interface CheckTxAnswer {
+  code: number;
+  log: string;
+  /** sha256 of the transaction, as CometBFT names it. */
+  hash: string;
+}
+
+interface RpcEnvelope<T> {
+  result?: T;
+  error?: { code: number; message: string; data?: string };
+}
+
+export class CometClient {
+  private id = 0;
+
+  constructor(
+    /** http://host:port of the CometBFT RPC. */
+    readonly url: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  private async call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new CometRpcError(`CometBFT RPC at ${this.url} is unreachable: ${(err as Error).message}`);
+    }
+    const body = (await res.json().catch(() => ({}))) as RpcEnvelope<T>;
+    if (body.error) throw new CometRpcError(`CometBFT ${method}: ${body.error.message}`, body.error.data);
+    if (body.result === undefined) throw new CometRpcError(`CometBFT ${method}: HTTP ${res.status} without a result`);
+    return body.result;
+  }
+
+  async status(): Promise<CometStatus> {
+    const r = await this.call<{
+      node_info: { id: string; moniker: string; network: string };
+      sync_info: { latest_block_height: string; latest_block_time: string; catching_up: boolean };
+      validator_info: { address: string; voting_power: string };
+    }>('status');
+    return {
+      nodeId: r.node_info.id,
+      moniker: r.node_info.moniker,
+      network: r.node_info.network,
+      latestBlockHeight: Number(r.sync_info.latest_block_height),
+      latestBlockTimeMs: Date.parse(r.sync_info.latest_block_time),
+      catchingUp: r.sync_info.catching_up,
+      validatorAddress: r.validator_info.address.toLowerCase(),
+      votingPower: BigInt(r.validator_info.voting_power),
+    };
+  }
+
+  async peers(): Promise<CometPeer[]> {
+    const r = await this.call<{ peers: { node_info: { id: string; moniker: string }; remote_ip: string; is_outbound: boolean }[] }>('net_info');
+    return r.peers.map((p) => ({ nodeId: p.node_info.id, moniker: p.node_info.moniker, remoteIp: p.remote_ip, isOutbound: p.is_outbound }));
+  }
+
+  /** Hands a transaction to the network's mempool; answered with the app's CheckTx verdict. */
+  async broadcastTxSync(tx: Buffer): Promise<CheckTxAnswer> {
+    const r = await this.call<{ code: number; log: string; hash: string }>('broadcast_tx_sync', { tx: tx.toString('base64') });
+    return { code: r.code, log: r.log, hash: r.hash.toLowerCase() };
+  }
+
+  async unconfirmedCount(): Promise<number> {
+    const r = await this.call<{ n_txs: string }>('num_unconfirmed_txs');
+    return Number(r.n_txs);
+  }
+}

@@ -1,0 +1,264 @@
+// A local network of validators on one machine: `svc-node testnet init` writes one genesis, shared
+// by CometBFT and the node (CometBFT's genesis.json, whose app_state is the node's genesis: chain
+// id 9000, the dev accounts and faucet of the devnet, the validators with their stakes and
+// consensus keys), and one home per validator with its own loopback ports; `svc-node testnet
+// start` runs them all. docs/network.md explains a network across machines.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { devAccounts, faucetAccount } from '../../chain/dev-accounts.js';
+import { CHAIN_ID, system } from '../../params.js';
+import { SvcError } from '../../errors.js';
+import { cometbftBinary, consensusAddress } from './home.js';
+
+export class TestnetError extends SvcError {
+  override readonly name = 'TestnetError';
+  override readonly code = 'TESTNET';
+}
+
+/** One validator's home and ports, as testnet.json lists them. */
+export interface TestnetNode {
+  name: string;
+  /** Relative to the testnet directory. */
+  dataDir: string;
+  cometbftHome: string;
+  rpcPort: number;
+  wsPort: number;
+  explorerPort: number;
+  p2pPort: number;
+  cometRpcPort: number;
+  /** The validator's operator address (a dev account) and consensus key. */
+  operator: string;
+  consensusKey: string;
+  nodeId: string;
+}
+
+export interface TestnetManifest {
+  chainId: number;
+  cometChainId: string;
+  blockTimeMs: number;
+  nodes: TestnetNode[];
+}
+
+export interface TestnetInitOptions {
+  validators: number;
+  output: string;
+  /** First port; node i uses basePort + 10 i + (0 p2p, 1 CometBFT RPC, 2 JSON-RPC, 3 WebSocket, 4 explorer). */
+  basePort: number;
+  /** CometBFT's timeout_commit: the pause after a commit before the next height, about the block time. */
+  blockTimeMs: number;
+  /** Genesis time (unix ms); default now. */
+  nowMs?: number;
+  binary?: string;
+}
+
+/** The CometBFT chain id of an svc chain. */
+export const cometChainId = (chainId: number): string => `svc-${chainId}`;
+
+/** Writes the network's homes and testnet.json; returns the manifest. */
+export function initTestnet(o: TestnetInitOptions): TestnetManifest {
+  if (!Number.isInteger(o.validators) || o.validators < 1 || o.validators > devAccounts().length) {
+    throw new TestnetError(`--validators must be 1..${devAccounts().length} (each validator's operator is a dev account)`);
+  }
+  const out = path.resolve(o.output);
+  if (existsSync(out) && readdirSync(out).length > 0) throw new TestnetError(`${out} is not empty: give a new directory`);
+  const binary = o.binary ?? cometbftBinary();
+  const chainId = CHAIN_ID.devnet;
+  const nodes: TestnetNode[] = [];
+  for (let i = 0; i < o.validators; i++) {
+    const name = `node${i}`;
+    const cometbftHome = path.join(name, 'cometbft');
+    const r = spawnSync(binary, ['init', '--home', path.join(out, cometbftHome)], { encoding: 'utf8' });
+    if (r.status !== 0) throw new TestnetError(`cometbft init failed: ${r.stderr || r.stdout}`);
+    const validatorKey = ed25519Public(path.join(out, cometbftHome, 'config', 'priv_validator_key.json'), 'pub_key');
+    const nodeKey = ed25519Public(path.join(out, cometbftHome, 'config', 'node_key.json'), 'priv_key');
+    const base = o.basePort + 10 * i;
+    nodes.push({
+      name,
+      dataDir: path.join(name, 'data'),
+      cometbftHome,
+      p2pPort: base,
+      cometRpcPort: base + 1,
+      rpcPort: base + 2,
+      wsPort: base + 3,
+      explorerPort: base + 4,
+      operator: devAccounts()[i]!.address.toLowerCase(),
+      consensusKey: `0x${validatorKey.toString('hex')}`,
+      nodeId: consensusAddress(nodeKey).toString('hex'),
+    });
+  }
+
+  const timestamp = Math.floor((o.nowMs ?? Date.now()) / 1000);
+  const g = system.devGenesisValidator;
+  const alloc: Record<string, { balance: string }> = {};
+  for (const a of devAccounts()) alloc[a.address.toLowerCase()] = { balance: a.balance.toString() };
+  const faucet = faucetAccount();
+  alloc[faucet.address.toLowerCase()] = { balance: faucet.balance.toString() };
+  const appState = {
+    chainId,
+    timestamp,
+    extraData: `0x${Buffer.from('svc testnet', 'utf8').toString('hex')}`,
+    alloc,
+    validators: nodes.map((n) => ({
+      operator: n.operator,
+      moniker: n.name,
+      selfStake: g.selfStake.toString(),
+      commissionBps: g.commissionBps,
+      maxCommissionBps: g.maxCommissionBps,
+      maxChangeBpsPerDay: g.maxChangeBpsPerDay,
+      consensusKey: n.consensusKey,
+    })),
+  };
+  const power = (g.selfStake / 10n ** 18n).toString();
+  const genesis = {
+    // The first block has the genesis time: one second after the app's genesis block.
+    genesis_time: new Date((timestamp + 1) * 1000).toISOString(),
+    chain_id: cometChainId(chainId),
+    initial_height: '1',
+    consensus_params: {
+      block: { max_bytes: '22020096', max_gas: '-1' },
+      evidence: { max_age_num_blocks: '100000', max_age_duration: '172800000000000', max_bytes: '1048576' },
+      validator: { pub_key_types: ['ed25519'] },
+      version: { app: '1' },
+      abci: { vote_extensions_enable_height: '0' },
+    },
+    validators: nodes.map((n) => ({
+      address: consensusAddress(Buffer.from(n.consensusKey.slice(2), 'hex')).toString('hex').toUpperCase(),
+      pub_key: { type: 'tendermint/PubKeyEd25519', value: Buffer.from(n.consensusKey.slice(2), 'hex').toString('base64') },
+      power,
+      name: n.name,
+    })),
+    app_hash: '',
+    app_state: appState,
+  };
+  for (const n of nodes) {
+    writeFileSync(path.join(out, n.cometbftHome, 'config', 'genesis.json'), JSON.stringify(genesis, null, 2) + '\n');
+    writeConfig(out, n, nodes, o.blockTimeMs);
+    mkdirSync(path.join(out, n.dataDir), { recursive: true });
+  }
+  const manifest: TestnetManifest = { chainId, cometChainId: cometChainId(chainId), blockTimeMs: o.blockTimeMs, nodes };
+  writeFileSync(path.join(out, 'testnet.json'), JSON.stringify(manifest, null, 2) + '\n');
+  return manifest;
+}
+
+/**
+ * Adds a full node to a testnet directory: a new home with the network's genesis, peered with every
+ * node, on the next free ports. It signs nothing until its consensus key is registered (a new
+ * validator: registerValidator with the key of its priv_validator_key.json). With `validatorKeyOf`
+ * it runs another node's validator key instead, which is double signing (tests of the evidence path).
+ */
+export function addTestnetNode(dir: string, options: { validatorKeyOf?: string; binary?: string } = {}): TestnetNode {
+  const out = path.resolve(dir);
+  const manifest = readManifest(dir);
+  const i = manifest.nodes.length;
+  const name = `node${i}`;
+  const cometbftHome = path.join(name, 'cometbft');
+  const binary = options.binary ?? cometbftBinary();
+  const r = spawnSync(binary, ['init', '--home', path.join(out, cometbftHome)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new TestnetError(`cometbft init failed: ${r.stderr || r.stdout}`);
+  const first = manifest.nodes[0]!;
+  copyFileSync(path.join(out, first.cometbftHome, 'config', 'genesis.json'), path.join(out, cometbftHome, 'config', 'genesis.json'));
+  if (options.validatorKeyOf) {
+    const source = manifest.nodes.find((n) => n.name === options.validatorKeyOf);
+    if (!source) throw new TestnetError(`no node ${options.validatorKeyOf} in ${dir}`);
+    copyFileSync(path.join(out, source.cometbftHome, 'config', 'priv_validator_key.json'), path.join(out, cometbftHome, 'config', 'priv_validator_key.json'));
+  }
+  const validatorKey = ed25519Public(path.join(out, cometbftHome, 'config', 'priv_validator_key.json'), 'pub_key');
+  const nodeKey = ed25519Public(path.join(out, cometbftHome, 'config', 'node_key.json'), 'priv_key');
+  const base = Math.max(...manifest.nodes.map((n) => n.p2pPort)) + 10;
+  const node: TestnetNode = {
+    name,
+    dataDir: path.join(name, 'data'),
+    cometbftHome,
+    p2pPort: base,
+    cometRpcPort: base + 1,
+    rpcPort: base + 2,
+    wsPort: base + 3,
+    explorerPort: base + 4,
+    operator: '',
+    consensusKey: `0x${validatorKey.toString('hex')}`,
+    nodeId: consensusAddress(nodeKey).toString('hex'),
+  };
+  writeConfig(out, node, manifest.nodes, manifest.blockTimeMs);
+  mkdirSync(path.join(out, node.dataDir), { recursive: true });
+  manifest.nodes.push(node);
+  writeFileSync(path.join(out, 'testnet.json'), JSON.stringify(manifest, null, 2) + '\n');
+  return node;
+}
+
+/** A node's config.toml: its ports on loopback, every other node as a persistent peer, the block time. */
+function writeConfig(out: string, n: TestnetNode, all: readonly TestnetNode[], blockTimeMs: number): void {
+  const peers = all.filter((p) => p.name !== n.name).map((p) => `${p.nodeId}@127.0.0.1:${p.p2pPort}`).join(',');
+  const configFile = path.join(out, n.cometbftHome, 'config', 'config.toml');
+  let toml = readFileSync(configFile, 'utf8');
+  for (const [section, key, value] of [
+    ['', 'moniker', `"${n.name}"`],
+    ['', 'log_level', '"info"'],
+    ['rpc', 'laddr', `"tcp://127.0.0.1:${n.cometRpcPort}"`],
+    ['p2p', 'laddr', `"tcp://127.0.0.1:${n.p2pPort}"`],
+    ['p2p', 'persistent_peers', `"${peers}"`],
+    ['p2p', 'addr_book_strict', 'false'],
+    ['p2p', 'allow_duplicate_ip', 'true'],
+    ['consensus', 'timeout_commit', `"${blockTimeMs}ms"`],
+    ['consensus', 'create_empty_blocks', 'true'],
+    ['mempool', 'size', '50000'],
+    ['mempool', 'max_txs_bytes', '268435456'],
+    ['mempool', 'cache_size', '100000'],
+  ] as const) {
+    toml = setToml(toml, section, key, value);
+  }
+  writeFileSync(configFile, toml);
+}
+
+export function readManifest(dir: string): TestnetManifest {
+  const file = path.join(path.resolve(dir), 'testnet.json');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as TestnetManifest;
+  } catch (err) {
+    throw new TestnetError(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing: run svc-node testnet init first' : (err as Error).message}`);
+  }
+}
+
+/** The arguments of `svc-node start` for one node of a testnet in `dir`. */
+export function nodeStartArgs(dir: string, n: TestnetNode, extra: readonly string[] = []): string[] {
+  const at = (p: string) => path.join(path.resolve(dir), p);
+  return [
+    'start',
+    '--network', 'devnet',
+    '--consensus', 'cometbft',
+    '--data-dir', at(n.dataDir),
+    '--cometbft-home', at(n.cometbftHome),
+    '--rpc-port', String(n.rpcPort),
+    '--ws-port', String(n.wsPort),
+    '--explorer-port', String(n.explorerPort),
+    ...extra,
+  ];
+}
+
+/** Sets `key = value` in a section of a TOML file as CometBFT writes it ('' is the top level, before any section). */
+export function setToml(text: string, section: string, key: string, value: string): string {
+  const lines = text.split('\n');
+  let current = '';
+  for (let i = 0; i < lines.length; i++) {
+    const header = /^\s*\[([^\]]+)\]\s*$/.exec(lines[i]!);
+    if (header) {
+      current = header[1]!.trim();
+      continue;
+    }
+    const kv = /^(\s*)([A-Za-z0-9_]+)\s*=/.exec(lines[i]!);
+    if (kv && current === section && kv[2] === key) {
+      lines[i] = `${kv[1]}${key} = ${value}`;
+      return lines.join('\n');
+    }
+  }
+  throw new TestnetError(`config.toml has no ${section ? `[${section}] ` : ''}${key}`);
+}
+
+/** The Ed25519 public key of a CometBFT key file: pub_key's value, or the last 32 bytes of priv_key's. */
+function ed25519Public(file: string, field: 'pub_key' | 'priv_key'): Buffer {
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { value?: string }>;
+  const value = Buffer.from(doc[field]?.value ?? '', 'base64');
+  if (field === 'pub_key' && value.length === 32) return value;
+  if (field === 'priv_key' && value.length === 64) return value.subarray(32);
+  throw new TestnetError(`${file}: not an Ed25519 key`);
+}
