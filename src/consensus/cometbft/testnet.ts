@@ -200,6 +200,10 @@ function writeConfig(out: string, n: TestnetNode, all: readonly TestnetNode[], b
     ['p2p', 'addr_book_strict', 'false'],
     ['p2p', 'allow_duplicate_ip', 'true'],
     ['consensus', 'timeout_commit', `"${blockTimeMs}ms"`],
+    // Loopback answers in microseconds: a stopped proposer costs 1 s, not CometBFT's 3 s for the internet.
+    ['consensus', 'timeout_propose', '"1s"'],
+    ['consensus', 'timeout_prevote', '"500ms"'],
+    ['consensus', 'timeout_precommit', '"500ms"'],
     ['consensus', 'create_empty_blocks', 'true'],
     ['mempool', 'size', '50000'],
     ['mempool', 'max_txs_bytes', '268435456'],
