@@ -91,6 +91,8 @@ export const stakingMethods: MethodTable = {
       jailedUntil: toQuantity(v.jailedUntil),
       votingPower: toQuantity(v.votingPower),
       accumulatedCommission: toQuantity(v.commission),
+      // The Ed25519 key it signs CometBFT votes with (null when registered without one).
+      consensusKey: v.consensusKey ?? null,
     };
   }),
 
