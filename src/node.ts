@@ -148,7 +148,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       config,
       chain,
       // On a CometBFT network a submitted transaction goes to the network's mempool (and CheckTx fills this pool).
-      mempool: cometDriver ? new GossipPool(mempool, cometDriver.client) : mempool,
+      mempool: cometDriver ? new GossipPool(mempool, cometDriver.client, log.child({ module: 'gossip' })) : mempool,
       app,
       events,
       log,

@@ -24,7 +24,7 @@ import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import type { Chain, ProducedBlock } from '../../native/index.js';
 import type { ChainApp, Proposal } from '../../chain/app.js';
 import type { Mempool } from '../../chain/mempool.js';
-import { TxPoolError } from '../../chain/pool.js';
+import { AlreadyKnownError, TxPoolError } from '../../chain/pool.js';
 import type { NodeEvents } from '../../chain/events.js';
 import type { NodeMetrics } from '../../metrics.js';
 import type { AbciHandler, AbciResponseValue } from './abci-server.js';
@@ -190,6 +190,9 @@ export class CometApplication {
       await mempool.submit(tx.raw);
       return { code: CHECK_TX.ok };
     } catch (err) {
+      // In the pool already: submitted to this node (the pool first, then CometBFT); CometBFT's own
+      // cache keeps a peer from sending it twice. Through, so that it is gossiped.
+      if (err instanceof AlreadyKnownError) return { code: CHECK_TX.ok };
       if (err instanceof TxPoolError) return { code: CHECK_TX.rejected, log: err.message };
       throw err;
     }

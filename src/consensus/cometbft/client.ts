@@ -103,6 +103,32 @@ export class CometClient {
     return { code: r.code, log: r.log, hash: r.hash.toLowerCase() };
   }
 
+  /**
+   * Hands transactions to the network's mempool without waiting for CheckTx (broadcast_tx_async),
+   * in one JSON-RPC batch; resolves with CometBFT's refusals (its cache, a full mempool), by index.
+   */
+  async broadcastTxsAsync(txs: readonly Buffer[]): Promise<Map<number, string>> {
+    const first = this.id + 1;
+    this.id += txs.length;
+    let res: Response;
+    try {
+      res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(txs.map((tx, i) => ({ jsonrpc: '2.0', id: first + i, method: 'broadcast_tx_async', params: { tx: tx.toString('base64') } }))),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new CometRpcError(`CometBFT RPC at ${this.url} is unreachable: ${(err as Error).message}`);
+    }
+    const body = (await res.json().catch(() => [])) as (RpcEnvelope<unknown> & { id: number })[];
+    const refused = new Map<number, string>();
+    for (const answer of Array.isArray(body) ? body : []) {
+      if (answer.error) refused.set(answer.id - first, answer.error.data ?? answer.error.message);
+    }
+    return refused;
+  }
+
   async unconfirmedCount(): Promise<number> {
     const r = await this.call<{ n_txs: string }>('num_unconfirmed_txs');
     return Number(r.n_txs);

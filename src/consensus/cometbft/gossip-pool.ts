@@ -1,28 +1,39 @@
-// The pool as the serving layers see it on a CometBFT validator: a submitted transaction goes to
-// the network's mempool (CometBFT's broadcast_tx_sync), which runs the app's CheckTx (the pool's
-// admission, geth's texts) on this node and gossips it to the others; reads are the local pool's,
-// which CheckTx fills from every node's submissions.
-import { keccak256 } from 'viem';
-import { AlreadyKnownError, TxPoolError, type Mempool, type PooledTx } from '../../chain/pool.js';
-import { CometRpcError, type CometClient } from './client.js';
+// The pool as the serving layers see it on a CometBFT validator. A submitted transaction is
+// admitted by this node's pool first (its rules and geth's texts answer the caller at once, and
+// its journal keeps it across a crash), then handed to the network's mempool without waiting
+// (broadcast_tx_async, a turn's submissions in one batch): CometBFT runs this node's CheckTx,
+// which finds it in the pool already and lets it through, and gossips it to the other validators,
+// whose CheckTx admits it to their pools. This node proposes it in any case when it is the
+// proposer, so a transaction CometBFT could not take is not lost.
+import type { Logger } from 'pino';
+import type { Mempool, PooledTx } from '../../chain/pool.js';
+import type { CometClient } from './client.js';
 
 export class GossipPool implements Mempool {
+  /** Admitted transactions of this turn, sent to CometBFT together. */
+  private outgoing: Buffer[] = [];
+
   constructor(
     private readonly local: Mempool,
     private readonly client: CometClient,
+    private readonly log: Logger,
   ) {}
 
   async submit(raw: Buffer): Promise<Buffer> {
-    let answer;
-    try {
-      answer = await this.client.broadcastTxSync(raw);
-    } catch (err) {
-      // CometBFT's own cache refuses what it saw recently before the app is asked.
-      if (err instanceof CometRpcError && /already exists in cache/.test(err.details ?? '')) throw new AlreadyKnownError();
-      throw err;
-    }
-    if (answer.code !== 0) throw answer.log === 'already known' ? new AlreadyKnownError() : new TxPoolError(answer.log);
-    return Buffer.from(keccak256(raw).slice(2), 'hex');
+    const hash = await this.local.submit(raw);
+    if (this.outgoing.push(raw) === 1) setImmediate(() => this.broadcast());
+    return hash;
+  }
+
+  private broadcast(): void {
+    const txs = this.outgoing;
+    this.outgoing = [];
+    this.client.broadcastTxsAsync(txs).then(
+      (refused) => {
+        for (const [i, reason] of refused) this.log.debug({ tx: txs[i]!.subarray(0, 8).toString('hex'), reason }, 'the network mempool did not take a transaction');
+      },
+      (err: unknown) => this.log.warn({ err, txs: txs.length }, 'transactions not handed to CometBFT: this node proposes them itself'),
+    );
   }
 
   pendingNonce(address: Buffer): bigint {
