@@ -96,6 +96,12 @@ async function measure(name: string, urls: string[], senders: number, perSender:
     maxPerBlock: Math.max(...runs.map((r) => r.maxPerBlock)),
   };
   progress(`${name}: ${run.mined}/${run.submitted} receipts in ${seconds.toFixed(2)} s = ${run.perSecond.toFixed(0)} tx/s`);
+  const sizes: string[] = [];
+  for (let n = start.number + 1; n <= end.number; n++) {
+    const b = await rpc<{ transactions: unknown[]; timestampMs: string }>(urls[0]!, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+    sizes.push(`${b.transactions.length}`);
+  }
+  progress(`${name}: transactions per block during the run: ${sizes.join(' ')}`);
   return { name, run, idleBlockMs, loadBlockMs: meanBlockMs(start, end), blocks: end.number - start.number };
 }
 

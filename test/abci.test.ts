@@ -117,3 +117,44 @@ describe('CometBFT config.toml edits', () => {
     assert.throws(() => setToml(toml, 'rpc', 'nope', '1'), /has no \[rpc\] nope/);
   });
 });
+
+describe('the CometBFT RPC client', () => {
+  it('hands transactions over in batches of at most rpc.max_request_batch_size and reports the refused ones by index', async () => {
+    const http = await import('node:http');
+    const batches: number[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const requests = JSON.parse(body) as { id: number; params: { tx: string } }[];
+        batches.push(requests.length);
+        // CometBFT's cache refuses a transaction it has seen: here, the one whose first byte is 0x07.
+        res.end(JSON.stringify(requests.map((r) => (Buffer.from(r.params.tx, 'base64')[0] === 7 ? { jsonrpc: '2.0', id: r.id, error: { code: -32603, message: 'Internal error', data: 'tx already exists in cache' } } : { jsonrpc: '2.0', id: r.id, result: { code: 0 } }))));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { CometClient } = await import('../src/consensus/cometbft/client.js');
+      const client = new CometClient(`http://127.0.0.1:${(server.address() as { port: number }).port}`, 10);
+      const txs = Array.from({ length: 25 }, (_, i) => Buffer.from([i, 0xaa]));
+      const refused = await client.broadcastTxsAsync(txs);
+      assert.deepEqual(batches.sort((a, b) => b - a), [10, 10, 5]);
+      assert.deepEqual([...refused], [[7, 'tx already exists in cache']]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('raises when CometBFT refuses a batch as a whole', async () => {
+    const http = await import('node:http');
+    const server = http.createServer((_req, res) => res.end(JSON.stringify({ jsonrpc: '2.0', id: -1, error: { code: -32600, message: 'Invalid Request', data: 'batch request exceeds maximum (10) allowed number of requests' } })));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { CometClient } = await import('../src/consensus/cometbft/client.js');
+      const client = new CometClient(`http://127.0.0.1:${(server.address() as { port: number }).port}`, 500);
+      await assert.rejects(client.broadcastTxsAsync([Buffer.from([1])]), /refused a batch of 1 broadcasts: batch request exceeds maximum/);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -73,6 +73,29 @@ describe('a network of four CometBFT validators', () => {
     }
   });
 
+  it('gossips a JSON-RPC batch of 60 transactions sent to one node to every other node\'s pool', async () => {
+    // Held behind a nonce gap again (the pool allows 64), so that only gossip can put them in the other pools.
+    const from = 8;
+    const base = Number(await rpc<string>(urls[0]!, 'eth_getTransactionCount', [devAccounts()[from]!.address, 'latest']));
+    const raws = await Promise.all(Array.from({ length: 60 }, (_, i) => transfer(from, base + 1 + i)));
+    const res = await fetch(urls[1]!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(raws.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }))),
+    });
+    const answers = (await res.json()) as { result?: string; error?: unknown }[];
+    const hashes = answers.map((a) => a.result!);
+    assert.ok(answers.every((a) => typeof a.result === 'string'), JSON.stringify(answers.find((a) => a.error)));
+    for (const u of [urls[0]!, urls[2]!, urls[3]!]) {
+      await waitFor(`60 transactions in ${u}'s pool`, async () => {
+        const pending = new Set(await rpc<string[]>(u, 'svc_getPendingTransactions', []));
+        return hashes.every((h) => pending.has(h)) ? true : undefined;
+      }, 30_000, 100);
+    }
+    sent.push(await rpc<string>(urls[2]!, 'eth_sendRawTransaction', [await transfer(from, base)]), ...hashes);
+    await waitFor('the batch mined', async () => ((await rpc<unknown>(urls[3]!, 'eth_getTransactionReceipt', [hashes[59]])) ? true : undefined), 60_000);
+  });
+
   it(`mines transactions sent round-robin to all four nodes and agrees on every block to height ${TARGET_HEIGHT}`, async () => {
     const senders = [4, 5, 6, 7];
     const nonces = await Promise.all(senders.map(async (s) => Number(await rpc<string>(urls[0]!, 'eth_getTransactionCount', [devAccounts()[s]!.address, 'latest']))));

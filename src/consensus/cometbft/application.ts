@@ -102,8 +102,13 @@ export class CometApplication {
         return { case: 'initChain', value: this.initChain(request as Parameters<CometApplication['initChain']>[0]) };
       case 'query':
         return { case: 'query', value: { code: 1, log: 'svc-node answers queries over its JSON-RPC and explorer APIs, not ABCI Query' } };
-      case 'checkTx':
-        return { case: 'checkTx', value: await this.checkTx(request as { tx: Uint8Array; type: CheckTxType }) };
+      case 'checkTx': {
+        const verdict = await this.checkTx(request as { tx: Uint8Array; type: CheckTxType });
+        if (verdict.code !== CHECK_TX.ok && this.log.isLevelEnabled('debug')) {
+          this.log.debug({ code: verdict.code, reason: verdict.log, recheck: (request as { type: CheckTxType }).type === CheckTxType.RECHECK }, 'CheckTx refused');
+        }
+        return { case: 'checkTx', value: verdict };
+      }
       case 'prepareProposal':
         return { case: 'prepareProposal', value: this.prepareProposal(request as Parameters<CometApplication['prepareProposal']>[0]) };
       case 'processProposal':

@@ -53,6 +53,8 @@ export class CometClient {
   constructor(
     /** http://host:port of the CometBFT RPC. */
     readonly url: string,
+    /** Requests one JSON-RPC batch may hold (CometBFT's rpc.max_request_batch_size). */
+    private readonly maxBatch = 10,
     private readonly timeoutMs = 10_000,
   ) {}
 
@@ -108,6 +110,17 @@ export class CometClient {
    * in one JSON-RPC batch; resolves with CometBFT's refusals (its cache, a full mempool), by index.
    */
   async broadcastTxsAsync(txs: readonly Buffer[]): Promise<Map<number, string>> {
+    const refused = new Map<number, string>();
+    const parts: Promise<void>[] = [];
+    for (let offset = 0; offset < txs.length; offset += this.maxBatch) {
+      const part = txs.slice(offset, offset + this.maxBatch);
+      parts.push(this.broadcastBatch(part).then((r) => void r.forEach((reason, i) => refused.set(offset + i, reason))));
+    }
+    await Promise.all(parts);
+    return refused;
+  }
+
+  private async broadcastBatch(txs: readonly Buffer[]): Promise<Map<number, string>> {
     const first = this.id + 1;
     this.id += txs.length;
     let res: Response;
@@ -121,9 +134,11 @@ export class CometClient {
     } catch (err) {
       throw new CometRpcError(`CometBFT RPC at ${this.url} is unreachable: ${(err as Error).message}`);
     }
-    const body = (await res.json().catch(() => [])) as (RpcEnvelope<unknown> & { id: number })[];
+    const body = (await res.json().catch(() => null)) as (RpcEnvelope<unknown> & { id: number })[] | RpcEnvelope<unknown> | null;
+    // A refused batch (too many requests, too large) is one error for all of it.
+    if (!Array.isArray(body)) throw new CometRpcError(`CometBFT refused a batch of ${txs.length} broadcasts: ${(body as RpcEnvelope<unknown> | null)?.error?.data ?? (body as RpcEnvelope<unknown> | null)?.error?.message ?? `HTTP ${res.status}`}`);
     const refused = new Map<number, string>();
-    for (const answer of Array.isArray(body) ? body : []) {
+    for (const answer of body) {
       if (answer.error) refused.set(answer.id - first, answer.error.data ?? answer.error.message);
     }
     return refused;

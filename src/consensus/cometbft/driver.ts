@@ -13,7 +13,7 @@ import type { BlockProduction } from '../production.js';
 import { startAbciServer, type AbciServer } from './abci-server.js';
 import type { CometApplication } from './application.js';
 import { CometClient } from './client.js';
-import { cometbftBinary, cometRpcUrl } from './home.js';
+import { cometbftBinary, cometRpc } from './home.js';
 import { DriverStoppedError } from '../solo.js';
 
 export interface CometbftDriverOptions {
@@ -49,7 +49,8 @@ export class CometbftDriver implements ConsensusDriver {
   constructor(private readonly opts: CometbftDriverOptions) {
     this.production = opts.production;
     this.log = opts.log.child({ module: 'cometbft' });
-    this.client = new CometClient(cometRpcUrl(opts.home));
+    const rpc = cometRpc(opts.home);
+    this.client = new CometClient(rpc.url, rpc.maxBatch);
   }
 
   async start(): Promise<void> {

@@ -70,6 +70,13 @@ export function tomlValue(text: string, section: string, key: string): string | 
   return undefined;
 }
 
+/** The RPC of the CometBFT in `home`: http://host:port of its config.toml's rpc.laddr, and its batch limit (rpc.max_request_batch_size). */
+export function cometRpc(home: string): { url: string; maxBatch: number } {
+  const text = readFileSync(path.join(home, 'config', 'config.toml'), 'utf8');
+  const max = Number(tomlValue(text, 'rpc', 'max_request_batch_size') ?? '10');
+  return { url: cometRpcUrl(home), maxBatch: Number.isSafeInteger(max) && max > 0 ? max : 10 };
+}
+
 /** http://host:port of the RPC of the CometBFT in `home` (its config.toml's rpc.laddr). */
 export function cometRpcUrl(home: string): string {
   const file = path.join(home, 'config', 'config.toml');

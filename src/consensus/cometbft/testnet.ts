@@ -195,6 +195,8 @@ function writeConfig(out: string, n: TestnetNode, all: readonly TestnetNode[], b
     ['', 'moniker', `"${n.name}"`],
     ['', 'log_level', '"info"'],
     ['rpc', 'laddr', `"tcp://127.0.0.1:${n.cometRpcPort}"`],
+    // The node hands its RPC's transactions over in batches (broadcast_tx_async).
+    ['rpc', 'max_request_batch_size', '500'],
     ['p2p', 'laddr', `"tcp://127.0.0.1:${n.p2pPort}"`],
     ['p2p', 'persistent_peers', `"${peers}"`],
     ['p2p', 'addr_book_strict', 'false'],
