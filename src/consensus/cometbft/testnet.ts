@@ -66,26 +66,7 @@ export function initTestnet(o: TestnetInitOptions): TestnetManifest {
   const chainId = CHAIN_ID.devnet;
   const nodes: TestnetNode[] = [];
   for (let i = 0; i < o.validators; i++) {
-    const name = `node${i}`;
-    const cometbftHome = path.join(name, 'cometbft');
-    const r = spawnSync(binary, ['init', '--home', path.join(out, cometbftHome)], { encoding: 'utf8' });
-    if (r.status !== 0) throw new TestnetError(`cometbft init failed: ${r.stderr || r.stdout}`);
-    const validatorKey = ed25519Public(path.join(out, cometbftHome, 'config', 'priv_validator_key.json'), 'pub_key');
-    const nodeKey = ed25519Public(path.join(out, cometbftHome, 'config', 'node_key.json'), 'priv_key');
-    const base = o.basePort + 10 * i;
-    nodes.push({
-      name,
-      dataDir: path.join(name, 'data'),
-      cometbftHome,
-      p2pPort: base,
-      cometRpcPort: base + 1,
-      rpcPort: base + 2,
-      wsPort: base + 3,
-      explorerPort: base + 4,
-      operator: devAccounts()[i]!.address.toLowerCase(),
-      consensusKey: `0x${validatorKey.toString('hex')}`,
-      nodeId: consensusAddress(nodeKey).toString('hex'),
-    });
+    nodes.push(initHome(out, `node${i}`, o.basePort + 10 * i, binary, devAccounts()[i]!.address.toLowerCase()));
   }
 
   const timestamp = Math.floor((o.nowMs ?? Date.now()) / 1000);
@@ -150,23 +131,34 @@ export function initTestnet(o: TestnetInitOptions): TestnetManifest {
 export function addTestnetNode(dir: string, options: { validatorKeyOf?: string; binary?: string } = {}): TestnetNode {
   const out = path.resolve(dir);
   const manifest = readManifest(dir);
-  const i = manifest.nodes.length;
-  const name = `node${i}`;
-  const cometbftHome = path.join(name, 'cometbft');
-  const binary = options.binary ?? cometbftBinary();
-  const r = spawnSync(binary, ['init', '--home', path.join(out, cometbftHome)], { encoding: 'utf8' });
-  if (r.status !== 0) throw new TestnetError(`cometbft init failed: ${r.stderr || r.stdout}`);
   const first = manifest.nodes[0]!;
-  copyFileSync(path.join(out, first.cometbftHome, 'config', 'genesis.json'), path.join(out, cometbftHome, 'config', 'genesis.json'));
-  if (options.validatorKeyOf) {
-    const source = manifest.nodes.find((n) => n.name === options.validatorKeyOf);
-    if (!source) throw new TestnetError(`no node ${options.validatorKeyOf} in ${dir}`);
-    copyFileSync(path.join(out, source.cometbftHome, 'config', 'priv_validator_key.json'), path.join(out, cometbftHome, 'config', 'priv_validator_key.json'));
-  }
-  const validatorKey = ed25519Public(path.join(out, cometbftHome, 'config', 'priv_validator_key.json'), 'pub_key');
-  const nodeKey = ed25519Public(path.join(out, cometbftHome, 'config', 'node_key.json'), 'priv_key');
+  const source = options.validatorKeyOf ? manifest.nodes.find((n) => n.name === options.validatorKeyOf) : undefined;
+  if (options.validatorKeyOf && !source) throw new TestnetError(`no node ${options.validatorKeyOf} in ${dir}`);
   const base = Math.max(...manifest.nodes.map((n) => n.p2pPort)) + 10;
-  const node: TestnetNode = {
+  const node = initHome(out, `node${manifest.nodes.length}`, base, options.binary ?? cometbftBinary(), source?.operator ?? '', (home) => {
+    copyFileSync(path.join(out, first.cometbftHome, 'config', 'genesis.json'), path.join(home, 'config', 'genesis.json'));
+    if (source) copyFileSync(path.join(out, source.cometbftHome, 'config', 'priv_validator_key.json'), path.join(home, 'config', 'priv_validator_key.json'));
+  });
+  writeConfig(out, node, manifest.nodes, manifest.blockTimeMs);
+  mkdirSync(path.join(out, node.dataDir), { recursive: true });
+  manifest.nodes.push(node);
+  writeFileSync(path.join(out, 'testnet.json'), JSON.stringify(manifest, null, 2) + '\n');
+  return node;
+}
+
+/**
+ * `cometbft init` of a node's home in `out` (keys, a default config), `prepare` run on it before
+ * its keys are read; the node on ports base..base+4.
+ */
+function initHome(out: string, name: string, base: number, binary: string, operator: string, prepare?: (home: string) => void): TestnetNode {
+  const cometbftHome = path.join(name, 'cometbft');
+  const home = path.join(out, cometbftHome);
+  const r = spawnSync(binary, ['init', '--home', home], { encoding: 'utf8' });
+  if (r.status !== 0) throw new TestnetError(`cometbft init failed: ${r.stderr || r.stdout}`);
+  prepare?.(home);
+  const validatorKey = ed25519Public(path.join(home, 'config', 'priv_validator_key.json'), 'pub_key');
+  const nodeKey = ed25519Public(path.join(home, 'config', 'node_key.json'), 'priv_key');
+  return {
     name,
     dataDir: path.join(name, 'data'),
     cometbftHome,
@@ -175,15 +167,10 @@ export function addTestnetNode(dir: string, options: { validatorKeyOf?: string; 
     rpcPort: base + 2,
     wsPort: base + 3,
     explorerPort: base + 4,
-    operator: '',
+    operator,
     consensusKey: `0x${validatorKey.toString('hex')}`,
     nodeId: consensusAddress(nodeKey).toString('hex'),
   };
-  writeConfig(out, node, manifest.nodes, manifest.blockTimeMs);
-  mkdirSync(path.join(out, node.dataDir), { recursive: true });
-  manifest.nodes.push(node);
-  writeFileSync(path.join(out, 'testnet.json'), JSON.stringify(manifest, null, 2) + '\n');
-  return node;
 }
 
 /** A node's config.toml: its ports on loopback, every other node as a persistent peer, the block time. */
