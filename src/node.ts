@@ -133,12 +133,18 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     if (cometDriver) {
       // Miners' registrations and proofs, and pow shares, travel the network's mempool to every validator.
       const outboxLog = log.child({ module: 'compute-outbox' });
+      // CometBFT unreachable (starting, restarting) is logged once until it answers again.
+      let unreachable = false;
       app.compute.useOutbox((message) => {
         cometDriver.client.broadcastTxSync(messageTx(message)).then(
           (answer) => {
+            unreachable = false;
             if (answer.code !== 0) outboxLog.debug({ reason: answer.log }, 'the network mempool refused a compute message');
           },
-          (err: unknown) => outboxLog.warn({ err }, 'a compute message could not be sent to CometBFT'),
+          (err: unknown) => {
+            if (!unreachable) outboxLog.warn({ err }, 'compute messages cannot be sent to CometBFT; dropped until it answers');
+            unreachable = true;
+          },
         );
       });
     }
