@@ -128,6 +128,10 @@ describe('svc-node start: bad flags and environment exit 2 with a clear message'
     ['a genesis file that does not exist', ['--genesis', 'no-such-genesis.json'], {}, /genesis file .*no-such-genesis\.json: cannot read it \(ENOENT\)/],
     ['a pre-check rate above 1', ['--proof-precheck-rate', '1.5'], {}, /option '--proof-precheck-rate <rate>' argument '1\.5' is invalid\. expected a fraction from 0 to 1/],
     ['a pre-check rate from the environment that is not a number', [], { SVC_PROOF_PRECHECK_RATE: 'often' }, /SVC_PROOF_PRECHECK_RATE/],
+    ['an unknown consensus engine', ['--consensus', 'pbft'], {}, /argument 'pbft' is invalid\. Allowed choices are solo, cometbft/],
+    ['CometBFT flags on a solo node', ['--abci-addr', 'tcp://127.0.0.1:26658'], {}, /--cometbft-home and --abci-addr are for --consensus cometbft/],
+    ['a malformed ABCI address', ['--consensus', 'cometbft', '--abci-addr', 'localhost'], {}, /--abci-addr must be tcp:\/\/host:port or unix:\/\/path/],
+    ['a CometBFT home without a genesis', ['--consensus', 'cometbft', '--cometbft-home', 'no-such-home'], {}, /CometBFT genesis .*no-such-home\/config\/genesis\.json: missing \(svc-node testnet init writes one\)/],
   ];
   for (const [what, args, env, message] of cases) {
     it(`rejects ${what}`, async () => {

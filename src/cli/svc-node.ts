@@ -138,7 +138,7 @@ async function main(argv: string[]): Promise<void> {
       err instanceof GenesisFileError ||
       err instanceof FaucetKeyError ||
       err instanceof ValidatorAddressError ||
-      (err instanceof Error && err.name === 'TestnetError');
+      (err instanceof Error && (err.name === 'TestnetError' || err.name === 'CometHomeError'));
     process.stderr.write(`svc-node: error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(usage ? EXIT_USAGE : EXIT_FAILURE);
   }
