@@ -100,6 +100,13 @@ describe('the ABCI application', () => {
     assert.equal((kept.value as { code: number }).code, 0);
     const verdict = await ask('checkTx', { tx: messageTx(encodeMessage({ module: 'compute', kind: 'verdict', body: { proofId: `0x${'11'.repeat(32)}`, passed: true, result: { cosinePpm: 1, maxAbsDiff: 0, hashMatches: true } } })), type: 0 });
     assert.match((verdict.value as { log: string }).log, /carried by the proposer that decided it/);
+    // A proof-of-work share is taken from the network only with its work, on a recent block.
+    const share = (blockHash: Buffer) =>
+      messageTx(encodeMessage({ module: 'compute', kind: 'share', body: { validator: devAccounts()[0]!.address.toLowerCase(), blockHash: `0x${blockHash.toString('hex')}`, nonce: 1n, hash: `0x${'00'.repeat(32)}` } }));
+    const lazy = await ask('checkTx', { tx: share(node.services.chain.head().hash), type: 0 });
+    assert.match((lazy.value as { log: string }).log, /the share's hash misses the target/);
+    const stale = await ask('checkTx', { tx: share(Buffer.alloc(32, 7)), type: 0 });
+    assert.match((stale.value as { log: string }).log, /the share's block is not a recent one/);
   });
 
   it('refuses invalid proposals and accepts a valid one', async () => {

@@ -48,6 +48,9 @@ export function drawnForSpotCheck(blockHash: Uint8Array, proofId: Hex, spotCheck
   return Number(Buffer.from(h).readBigUInt64BE(0) % 10_000n) < spotCheckBps;
 }
 
+/** What identifies a counted share in the records: its block, validator and nonce. */
+const shareKey = (s: QueuedShare): string => `${s.blockHash}:${s.validator}:${s.nonce}`;
+
 /** The share target for a difficulty: floor((2^256 - 1) / difficulty), 32 bytes big-endian. */
 export function shareTarget(difficulty: bigint): Buffer {
   const t = ((1n << 256n) - 1n) / difficulty;
@@ -421,17 +424,34 @@ export class ComputeHooks {
     }
   }
 
+  /**
+   * Why a share would not count in the next block, from the committed records: its block is not
+   * one of the recent ones (`head`, the committed head's hash, is the next block's parent), it was
+   * counted before, or its hash misses the target. null when it would count. The mempool asks
+   * before it takes a share from the network, so that shares without work cannot crowd out real ones.
+   */
+  shareProblem(s: QueuedShare, head: Hex): string | null {
+    const g = this.store.global;
+    if (s.blockHash !== head && !g.recentHashes.includes(s.blockHash)) return 'the share\'s block is not a recent one';
+    if (g.seenShares.includes(shareKey(s))) return 'the share was counted before';
+    return this.meetsTarget(s) ? null : 'the share\'s hash misses the target';
+  }
+
+  /** One hash: the share's pre-image is (block hash, validator, nonce) and its hash must meet the target. */
+  private meetsTarget(s: QueuedShare): boolean {
+    const hash = core.powHash(Buffer.concat([Buffer.from(s.blockHash.slice(2), 'hex'), addressBuffer(s.validator)]), s.nonce);
+    return Buffer.compare(hash, this.target) <= 0;
+  }
+
   private applyShares(ctx: ComputeBlockContext, shares: readonly QueuedShare[]): void {
     const g = this.store.global;
     const recent = new Set(g.recentHashes);
     const seen = new Set(g.seenShares);
     const work: Record<Address, bigint> = {};
     for (const s of shares) {
-      const key = `${s.blockHash}:${s.validator}:${s.nonce}`;
+      const key = shareKey(s);
       if (!recent.has(s.blockHash) || seen.has(key)) continue;
-      // One hash: the share's pre-image is (block hash, validator, nonce) and its hash must meet the target.
-      const hash = core.powHash(Buffer.concat([Buffer.from(s.blockHash.slice(2), 'hex'), addressBuffer(s.validator)]), s.nonce);
-      if (Buffer.compare(hash, this.target) > 0) continue;
+      if (!this.meetsTarget(s)) continue;
       seen.add(key);
       g.seenShares.push(key);
       work[s.validator] = (work[s.validator] ?? 0n) + this.params.shareDifficulty;

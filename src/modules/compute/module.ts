@@ -99,7 +99,7 @@ export class ComputeModule implements SystemModule {
   private readonly dims: ReadonlyMap<string, number>;
 
   private constructor(
-    chain: Chain,
+    private readonly chain: Chain,
     readonly params: ComputeParams,
   ) {
     this.tiers = new Map(params.approvedModels.map((m) => [m.id, m.tier]));
@@ -138,6 +138,11 @@ export class ComputeModule implements SystemModule {
     const taken = takenOf([message]);
     if (taken.verdicts.length > 0) return 'a spot-check verdict is carried by the proposer that decided it, not sent to the mempool';
     if (this.queues.holds(taken)) return 'already queued';
+    const head = hexOf(this.chain.head().hash);
+    for (const s of taken.shares) {
+      const problem = this.hooks.shareProblem(s, head);
+      if (problem !== null) return problem;
+    }
     for (const r of taken.registrations) this.queues.queueRegistration(r);
     for (const p of taken.proofs) this.queues.queueProof(p);
     for (const s of taken.shares) this.queues.queueShare(s);
