@@ -525,6 +525,51 @@ describe('submit: a turn\'s submissions are decoded together off the JS thread a
     assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 4n);
   });
 
+  it('a block that commits while a submission is decoded does not make the pool judge it by the sender\'s old nonce', async () => {
+    // The decoder reads the sender's state at the head; here a block mines the sender's pool
+    // transactions after that read and before admission (the pool then forgets the sender).
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-mempool-race-'));
+    const chain = core.Chain.open(dir, devGenesis('devnet'), { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let gated = false;
+    const held = new Proxy(chain, {
+      get(target, prop, receiver) {
+        if (prop === 'decodeTransactions') {
+          return async (raws: Buffer[]) => {
+            const out = await target.decodeTransactions(raws);
+            if (gated) await gate;
+            return out;
+          };
+        }
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const events = createNodeEvents();
+    const mempool = new Mempool({ chain: held, chainId: 9000, events, limits: { maxNonceGap: 4n } });
+    const log = pino({ level: 'silent' });
+    const app = new ChainApp(chain, mempool, stakingParams, appGenesis({ spec: devGenesis('devnet'), validators: devGenesisValidators() }), log);
+    const driver = new SoloDriver({ app, events, log, metrics: createMetrics(mempool), blockTimeMs: chainParams.maxBlockTimeMs, coinbase: alice!.addressBytes });
+    try {
+      for (let nonce = 0; nonce < 8; nonce++) mempool.add(await signed(alice!.privateKey, { nonce }));
+      gated = true;
+      const raw8 = await signed(alice!.privateKey, { nonce: 8 });
+      const next = mempool.submit(raw8);
+      await new Promise((r) => setImmediate(r));
+      const block = await driver.produceNext();
+      assert.equal(block.included.length, 8);
+      release();
+      // Judged by the sender's nonce after the block (8), not before it (0, which would be "nonce too high").
+      assert.equal(`0x${hex(await next)}`, keccak256(`0x${hex(raw8)}`));
+      assert.equal(mempool.pendingNonce(alice!.addressBytes), 9n);
+    } finally {
+      await driver.stop();
+      chain.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('an oversized transaction is refused before it is decoded, and the same transaction twice in one turn is "already known" the second time', async () => {
     await assert.rejects(pool.mempool.submit(Buffer.alloc(poolParams.maxTxSizeBytes + 1, 0xf9)), /^Error: oversized data|oversized data/);
     const raw = await signed(alice!.privateKey, { nonce: 0 });

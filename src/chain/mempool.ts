@@ -163,6 +163,7 @@ export class Mempool implements MempoolApi {
     const batch = this.toDecode;
     this.toDecode = [];
     // Decoding starts now; admission waits for the batches before this one.
+    const headAtDecode = this.chain.head().number;
     const decoded = this.chain.decodeTransactions(batch.map((b) => b.raw));
     this.admitting = this.admitting.then(async () => {
       let outcomes: DecodeOutcome[];
@@ -172,6 +173,9 @@ export class Mempool implements MempoolApi {
         for (const b of batch) b.reject(err);
         return;
       }
+      // A block committed while the batch was decoded: the senders' state the decoder read is the
+      // parent's (a sender whose pool transactions that block mined would be judged by its old nonce).
+      if (this.chain.head().number !== headAtDecode) this.refreshSenderState(outcomes);
       for (const [i, b] of batch.entries()) {
         const { tx, error } = outcomes[i]!;
         try {
@@ -182,6 +186,17 @@ export class Mempool implements MempoolApi {
         }
       }
     });
+  }
+
+  /** Sets each decoded transaction's sender nonce and balance to the head's. */
+  private refreshSenderState(outcomes: DecodeOutcome[]): void {
+    const txs = outcomes.flatMap((o) => (o.tx ? [o.tx] : []));
+    if (txs.length === 0) return;
+    const states = this.chain.getAccounts(txs.map((tx) => tx.from), this.chain.head().number);
+    for (const [i, tx] of txs.entries()) {
+      tx.senderNonce = states[i]!.nonce;
+      tx.senderBalance = states[i]!.balance;
+    }
   }
 
   private checkSize(raw: Buffer): void {
