@@ -65,6 +65,8 @@ describe('a network of four CometBFT validators', () => {
       return tx ?? undefined;
     }, 20_000);
     assert.equal(pendingOnD.blockNumber, null, 'pending on node D, not mined');
+    const poolOfD = await rpc<{ queued: Record<string, { hash: string }> }>(urls[3]!, 'txpool_contentFrom', [devAccounts()[from]!.address]);
+    assert.equal(poolOfD.queued[String(base + 1)]?.hash, laterHash, 'queued behind its nonce gap in node D\'s txpool');
     const first = await rpc<string>(urls[1]!, 'eth_sendRawTransaction', [await transfer(from, base)]);
     sent.push(first, laterHash);
     for (const hash of [first, laterHash]) {

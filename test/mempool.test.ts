@@ -578,3 +578,29 @@ describe('submit: a turn\'s submissions are decoded together off the JS thread a
     assert.ok(second.status === 'rejected' && (second.reason as Error).message === 'already known');
   });
 });
+
+describe('txpool_*: what the pool holds, as geth shows it', () => {
+  it('status, content, contentFrom and inspect list pending and queued transactions by sender and nonce', async () => {
+    const { txpoolMethods } = await import('../src/rpc/txpool.js');
+    const pool = openPool();
+    try {
+      const raws = [await signed(alice!.privateKey, { nonce: 0 }), await signed(alice!.privateKey, { nonce: 1 }), await signed(alice!.privateKey, { nonce: 3 }), await signed(bob!.privateKey, { nonce: 0 })];
+      for (const raw of raws) pool.mempool.add(raw);
+      const ctx = { services: { mempool: pool.mempool, chain: pool.chain } } as never;
+      const call = (name: string, params: unknown[] = []) => txpoolMethods[name]!.run(ctx, params as never);
+      assert.deepEqual(await call('txpool_status'), { pending: '0x3', queued: '0x1' });
+      const content = (await call('txpool_content')) as { pending: Record<string, Record<string, { hash: string; nonce: string }>>; queued: Record<string, Record<string, { hash: string }>> };
+      assert.deepEqual(Object.keys(content.pending[alice!.address]!), ['0', '1']);
+      assert.deepEqual(Object.keys(content.queued[alice!.address]!), ['3']);
+      assert.equal(content.pending[alice!.address]!['1']!.hash, keccak256(`0x${hex(raws[1]!)}`));
+      assert.deepEqual(Object.keys(content.pending[bob!.address]!), ['0']);
+      assert.equal(content.queued[bob!.address], undefined);
+      const from = (await call('txpool_contentFrom', [alice!.addressBytes])) as { pending: Record<string, unknown>; queued: Record<string, unknown> };
+      assert.deepEqual([Object.keys(from.pending), Object.keys(from.queued)], [['0', '1'], ['3']]);
+      const inspect = (await call('txpool_inspect')) as { pending: Record<string, Record<string, string>> };
+      assert.match(inspect.pending[alice!.address]!['0']!, /^0x[0-9a-fA-F]{40}: \d+ wei \+ \d+ gas × \d+ wei$/);
+    } finally {
+      await pool.close();
+    }
+  });
+});

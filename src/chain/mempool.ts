@@ -323,6 +323,10 @@ export class Mempool implements MempoolApi {
     return { pending: this.pendingCount, queued: this.byHash.size - this.pendingCount };
   }
 
+  senderAddresses(): Buffer[] {
+    return [...this.senders.values()].map((a) => a.address);
+  }
+
   /** Pending and queued transactions of one sender, in nonce order. */
   senderTransactions(address: Buffer): { pending: PooledTx[]; queued: PooledTx[] } {
     const account = this.senders.get(address.toString('latin1'));

@@ -38,4 +38,8 @@ export interface Mempool {
   hashes(): Buffer[];
   /** Counts for txpool_status-like reporting. */
   stats(): { pending: number; queued: number };
+  /** Senders with transactions in the pool (txpool_content). */
+  senderAddresses(): Buffer[];
+  /** A sender's pending (executable in nonce order) and queued transactions, each in nonce order. */
+  senderTransactions(address: Buffer): { pending: PooledTx[]; queued: PooledTx[] };
 }

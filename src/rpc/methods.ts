@@ -10,6 +10,7 @@ import { transactionMethods } from './eth/transactions.js';
 import { unsupportedMethods } from './eth/unsupported.js';
 import { method, type MethodTable, type RpcMethod } from './method.js';
 import { netMethods } from './net.js';
+import { txpoolMethods } from './txpool.js';
 import { web3Methods } from './web3.js';
 
 /**
@@ -27,7 +28,7 @@ function afterCommit(m: RpcMethod): RpcMethod {
   };
 }
 
-/** The table of eth_*, net_*, web3_* and rpc_modules; other namespaces (svc_*) are added by their owners. */
+/** The table of eth_*, net_*, txpool_*, web3_* and rpc_modules; other namespaces (svc_*) are added by their owners. */
 export function rpcMethods(...extra: MethodTable[]): MethodTable {
   const table: MethodTable = {
     ...chainMethods,
@@ -40,6 +41,7 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
     ...filterMethods,
     ...unsupportedMethods,
     ...netMethods,
+    ...txpoolMethods,
     ...web3Methods,
   };
   for (const more of extra) {

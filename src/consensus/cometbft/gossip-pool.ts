@@ -51,4 +51,12 @@ export class GossipPool implements Mempool {
   stats(): { pending: number; queued: number } {
     return this.local.stats();
   }
+
+  senderAddresses(): Buffer[] {
+    return this.local.senderAddresses();
+  }
+
+  senderTransactions(address: Buffer): { pending: PooledTx[]; queued: PooledTx[] } {
+    return this.local.senderTransactions(address);
+  }
 }
