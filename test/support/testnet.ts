@@ -17,9 +17,13 @@ export interface LocalNetwork {
   dispose(): Promise<void>;
 }
 
-/** A free-looking base port per test file: ports of several files never overlap. */
+/**
+ * A base port per test file (each network takes base..base+50): distinct seeds give distinct
+ * ranges within one process, and every range lies below Linux's ephemeral ports (32768 and up),
+ * which outgoing connections take and a listener could then not bind.
+ */
 export function basePortFor(seed: number): number {
-  return 30_000 + ((process.pid * 7 + seed * 131) % 300) * 100;
+  return 20_000 + ((process.pid * 7 + seed * 31) % 120) * 100;
 }
 
 export async function startLocalNetwork(opts: { validators: number; blockTimeMs: number; basePort: number; extraArgs?: string[] }): Promise<LocalNetwork> {
