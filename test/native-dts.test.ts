@@ -1,6 +1,7 @@
 // The addons' declarations are generated from the Rust signatures when an addon is built and committed
 // under src/native/generated/, where the loaders take their types from; a stale copy fails here (and
-// `npm test` runs scripts/check-native-dts.mjs right after the build).
+// `npm test` runs scripts/check-native-dts.mjs right after the build). napi-rs's loaders, which a
+// release ships, are checked the same way.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,10 +18,10 @@ const check = (await import(pathToFileURL(path.join(root, 'scripts', 'check-nati
 };
 
 describe('generated addon declarations', () => {
-  it('are committed as the last build generated them, for both addons', () => {
+  it('are committed as the last build generated them, for both addons, with napi-rs loaders', () => {
     assert.deepEqual(
       check.DECLARATIONS.map(([, committed]) => committed),
-      ['src/native/generated/core.d.ts', 'src/native/generated/inference.d.ts'],
+      ['src/native/generated/core.d.ts', 'src/native/generated/inference.d.ts', 'src/native/generated/core.cjs', 'src/native/generated/inference.cjs'],
     );
     assert.deepEqual(check.staleDeclarations(), []);
   });

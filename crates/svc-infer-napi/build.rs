@@ -1,8 +1,6 @@
-// The addon finds libtorch at run time through an rpath to the directory torch-sys linked against.
+// The addon carries no path to libtorch: src/native/libtorch.ts finds it at run time (LIBTORCH, the
+// project's cache, or Python's torch package) and loads it first, so one binary serves a clone and the
+// prebuilt npm package alike.
 fn main() {
     napi_build::setup();
-    println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
-    if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
-        println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
-    }
 }

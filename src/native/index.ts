@@ -2,12 +2,9 @@
 // Bytes cross as Buffer; balances, fees, values and gas as bigint; block numbers, timestamps and
 // indexes as number (all far below 2^53). Objects documented as "RPC-shaped" are produced in Rust
 // with geth's field names and 0x-hex quantities, ready to be sent as JSON-RPC results.
-import { createRequire } from 'node:module';
-import { existsSync, readdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import { parseCodedError, translateErrorsOf } from './coded-error.js';
+import { loadAddon } from './loader.js';
 
 // Every type of the addon comes from its generated declarations (src/native/generated/core.d.ts,
 // written by napi-rs from the Rust signatures and doc comments when the addon is built, committed,
@@ -70,19 +67,6 @@ export function isLaneBusy(err: unknown): err is Error {
 /** The core addon as its generated declarations describe it. */
 export type CoreAddon = typeof Generated;
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-
-function findAddon(): string {
-  // dist/src/native -> repo root; src/native -> repo root
-  const candidates = [path.resolve(here, '../../../native'), path.resolve(here, '../../native')];
-  for (const dir of candidates) {
-    if (!existsSync(dir)) continue;
-    const file = readdirSync(dir).find((f) => f.startsWith('svc-core.') && f.endsWith('.node'));
-    if (file) return path.join(dir, file);
-  }
-  throw new Error('the svc-core native addon is not built: run `npm run build`');
-}
-
 /** The codes the core addon gives its errors (svc-napi's `coded_error`); any other native error has none. */
 export type NativeErrorCode = 'STATE_UNAVAILABLE';
 
@@ -104,8 +88,10 @@ export function translateNativeError(err: unknown): unknown {
   return coded ? new NativeError(coded.code as NativeErrorCode, coded.message, { cause: err }) : err;
 }
 
-const require = createRequire(import.meta.url);
-
 /** The loaded core addon (crates/svc-napi); the Chain's methods raise coded errors as NativeError. */
-export const core: CoreAddon = require(findAddon()) as CoreAddon;
+export const core: CoreAddon = loadAddon<CoreAddon>({
+  loader: 'core.cjs',
+  packageName: 'svc-node-core',
+  buildCommand: 'run `npm run build:native` in a clone',
+});
 translateErrorsOf((core.Chain as unknown as { prototype: object }).prototype, translateNativeError);

@@ -1,13 +1,12 @@
-// The door to the inference addon (crates/svc-infer-napi, native/svc-infer.<platform>.node). It links
-// libtorch, so it is loaded lazily and only by what needs it (compute mode inference/auto, svc-miner):
+// The door to the inference addon (crates/svc-infer-napi: native/svc-infer.<platform>.node in a clone,
+// the svc-node-infer-<platform> package in a prebuilt install). It needs libtorch, which
+// ./libtorch.ts finds and loads first, so it is loaded lazily and only by what needs it (compute mode inference/auto, svc-miner):
 // importing this module never fails; calling `inferenceAddon()` where the addon is absent throws
 // InferenceUnavailableError, which `auto` compute mode turns into a fall back to pow.
-import { createRequire } from 'node:module';
-import { existsSync, readdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SvcError } from '../errors.js';
 import { parseCodedError } from './coded-error.js';
+import { loadLibtorch } from './libtorch.js';
+import { loadAddon } from './loader.js';
 
 // Every type of the addon comes from its generated declarations (src/native/generated/inference.d.ts,
 // written by napi-rs from the Rust signatures when the addon is built, committed, and checked for
@@ -80,23 +79,11 @@ function wrapModel(m: LoadedModel): LoadedModel {
   };
 }
 
-export type InferenceAddon = Omit<RawAddon, 'loadModel' | 'loadModelWithPins' | 'InferenceModel'> & {
+export type InferenceAddon = Omit<RawAddon, 'loadModel' | 'loadModelWithPins' | 'InferenceModel' | '__napiBindingTarget'> & {
   loadModel(id: string, modelDir: string, backend: InferenceBackend): Promise<LoadedModel>;
   /** Loads a model of an approved shape from files pinned by the caller (random-weight benchmarks). */
   loadModelWithPins(id: string, modelDir: string, backend: InferenceBackend, weightsSha256: string, tokenizerSha256: string): Promise<LoadedModel>;
 };
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-
-function findAddon(): string | null {
-  // dist/src/native -> repo root; src/native -> repo root
-  for (const dir of [path.resolve(here, '../../../native'), path.resolve(here, '../../native')]) {
-    if (!existsSync(dir)) continue;
-    const file = readdirSync(dir).find((f) => f.startsWith('svc-infer.') && f.endsWith('.node'));
-    if (file) return path.join(dir, file);
-  }
-  return null;
-}
 
 let cached: InferenceAddon | InferenceUnavailableError | undefined;
 
@@ -119,15 +106,20 @@ export function inferenceAvailability(): { available: true } | { available: fals
 }
 
 function load(): InferenceAddon | InferenceUnavailableError {
-  const file = findAddon();
-  if (!file) {
-    return new InferenceUnavailableError('the svc-infer addon is not built: run `node scripts/setup-inference.mjs`');
+  try {
+    loadLibtorch();
+  } catch (e) {
+    return new InferenceUnavailableError((e as Error).message);
   }
   let raw: RawAddon;
   try {
-    raw = createRequire(import.meta.url)(file) as RawAddon;
+    raw = loadAddon<RawAddon>({
+      loader: 'inference.cjs',
+      packageName: 'svc-node-infer',
+      buildCommand: 'run `node scripts/setup-inference.mjs` in a clone',
+    });
   } catch (e) {
-    return new InferenceUnavailableError(`cannot load ${path.basename(file)} (is libtorch installed?): ${(e as Error).message}`);
+    return new InferenceUnavailableError((e as Error).message);
   }
   return {
     listModels: guarded(() => raw.listModels()),

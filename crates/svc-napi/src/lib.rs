@@ -5,6 +5,7 @@ mod chain;
 mod convert;
 mod crypto;
 mod decode;
+mod dylib;
 mod http;
 mod lane;
 mod pow;

@@ -29,7 +29,8 @@ export function cometbftBinary(env: NodeJS.ProcessEnv = process.env): string {
   const onPath = spawnSync('sh', ['-c', 'command -v cometbft'], { encoding: 'utf8' });
   if (onPath.status === 0 && onPath.stdout.trim() !== '') return onPath.stdout.trim();
   throw new CometHomeError(
-    `no cometbft binary: run \`npm run setup:cometbft\` (installs CometBFT v${COMETBFT_VERSION} with Go into ${path.dirname(installed)}), put one on PATH, or set SVC_COMETBFT`,
+    `no cometbft binary: in a clone run \`npm run setup:cometbft\` (installs CometBFT v${COMETBFT_VERSION} with Go into ${path.dirname(installed)}); ` +
+      `with the npm package, \`GOBIN=${path.dirname(installed)} go install github.com/cometbft/cometbft/cmd/cometbft@v${COMETBFT_VERSION}\` (Go 1.22+); or put one on PATH, or set SVC_COMETBFT`,
   );
 }
 
