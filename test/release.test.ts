@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams, type SpawnSyncOptions } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,15 @@ function readmeSnippet(name: string): string {
   return m[1];
 }
 
+/** npm's entry point: beside this node (an installed Node.js), else the npm on PATH. */
+function npmCli(): string {
+  const beside = path.resolve(path.dirname(process.execPath), '../lib/node_modules/npm/bin/npm-cli.js');
+  if (existsSync(beside)) return beside;
+  const onPath = spawnSync('/bin/sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim();
+  assert.ok(onPath, 'npm is not on PATH');
+  return realpathSync(onPath);
+}
+
 interface Prefix {
   work: string;
   prefix: string;
@@ -53,7 +62,7 @@ function cleanPrefix(tarballs: string[]): Prefix {
   const prefix = path.join(work, 'prefix');
   for (const d of [home, tools, prefix]) mkdirSync(d, { recursive: true });
   symlinkSync(process.execPath, path.join(tools, 'node'));
-  symlinkSync(path.resolve(path.dirname(process.execPath), '../lib/node_modules/npm/bin/npm-cli.js'), path.join(tools, 'npm'));
+  symlinkSync(npmCli(), path.join(tools, 'npm'));
   symlinkSync('/bin/sh', path.join(tools, 'sh'));
   const env: NodeJS.ProcessEnv = {
     HOME: home,
