@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SvcError } from '../errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -52,8 +53,9 @@ export interface AddonDescription {
 }
 
 /** Why an addon did not load: each place the generated loader tried, with the reason. */
-export class AddonLoadError extends Error {
+export class AddonLoadError extends SvcError {
   override name = 'AddonLoadError';
+  override readonly code = 'ADDON_UNAVAILABLE';
 }
 
 /** The places the generated loader tried, in its order (it chains them newest first), without its
