@@ -26,8 +26,8 @@ const { version } = rootPkg;
 
 /** The addons and their platform packages. */
 export const ADDONS = [
-  { key: 'core', npmDir: 'npm/core', napiConfig: rootPkg.napi, loader: 'core.cjs', crate: 'crates/svc-napi' },
-  { key: 'inference', npmDir: 'npm/inference', napiConfig: readJson(path.join(root, 'crates/svc-infer-napi/napi.json')), loader: 'inference.cjs', crate: 'crates/svc-infer-napi' },
+  { key: 'core', npmDir: 'npm/core', napiConfig: rootPkg.napi, loader: 'core.cjs' },
+  { key: 'inference', npmDir: 'npm/inference', napiConfig: readJson(path.join(root, 'crates/svc-infer-napi/napi.json')), loader: 'inference.cjs' },
 ];
 
 /** What a platform needs to be cross-built here: the Rust target, its C toolchain prefix and the sysroot. */

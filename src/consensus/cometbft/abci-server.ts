@@ -20,7 +20,7 @@ type ResponseValue = MessageInitShape<typeof ResponseSchema>['value'];
 
 /** The application behind the socket: one handler per request. */
 export type AbciHandler = (kind: Case, request: RequestOf<Case>) => Promise<ResponseValue>;
-export type { Case as AbciCase, RequestOf as AbciRequestOf, ResponseValue as AbciResponseValue };
+export type { ResponseValue as AbciResponseValue };
 
 /** Largest request read (a block's transactions arrive in one FinalizeBlock): CometBFT's max block size is 100 MiB. */
 const READ_MAX_BYTES = 104_857_600;

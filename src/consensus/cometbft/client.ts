@@ -143,9 +143,4 @@ export class CometClient {
     }
     return refused;
   }
-
-  async unconfirmedCount(): Promise<number> {
-    const r = await this.call<{ n_txs: string }>('num_unconfirmed_txs');
-    return Number(r.n_txs);
-  }
 }
