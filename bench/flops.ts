@@ -245,6 +245,7 @@ async function main(): Promise<void> {
 
   process.stdout.write(`${machineLine()}\n`);
   if (vectorExtensions().includes('avx512f')) process.stdout.write('(AVX-512 present: libtorch and onnxruntime pick their AVX-512 kernels)\n');
+  process.stdout.write(`svc-infer CPU kernel: ${addon.cpuKernel()} (packed products with GELU in the store, per-head attention)\n`);
   process.stdout.write(`${loadLine('before')}\n`);
   addon.setThreads(threads);
   const peers: PythonPeer[] = [];

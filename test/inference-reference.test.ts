@@ -2,6 +2,7 @@
 // sentence-transformers, the canonical output and its hash, FLOPs, the spot-check verdicts.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { InferenceError, inferenceAddon, type InferenceOutput, type LoadedModel } from '../src/native/inference.js';
 import { SMALL, cosine, reference, testModelDir } from './support/inference.js';
@@ -35,6 +36,12 @@ describe('svc-embed-small matches sentence-transformers (all-MiniLM-L6-v2)', () 
       const c = cosine(out.vector, r.embedding);
       assert.ok(c >= 0.9999, `cosine ${c} for ${JSON.stringify(r.text)}`);
     }
+  });
+
+  it('names the CPU kernel the flags of this CPU call for', () => {
+    const flags = new Set(/^(?:flags|Features)\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.split(/\s+/) ?? []);
+    const want = process.arch !== 'x64' ? 'scalar' : flags.has('avx512f') ? 'avx512f' : flags.has('avx2') && flags.has('fma') ? 'avx2+fma' : 'scalar';
+    assert.equal(addon.cpuKernel(), want);
   });
 
   it('reports the token counts it read', () => {

@@ -136,5 +136,6 @@ function load(): InferenceAddon | InferenceUnavailableError {
     modelFlops: guarded((modelId: string, tokens: number) => raw.modelFlops(modelId, tokens)),
     setThreads: guarded((threads: number) => raw.setThreads(threads)),
     threads: guarded(() => raw.threads()),
+    cpuKernel: guarded(() => raw.cpuKernel()),
   };
 }

@@ -162,7 +162,9 @@ impl Task for LoadTask {
     fn compute(&mut self) -> Result<Model> {
         let spec = find_model(&self.id).map_err(js_error)?;
         let backend: Backend = self.backend.parse().map_err(js_error)?;
-        Model::load(&spec, &self.model_dir, backend).map_err(js_error)
+        let dir = self.model_dir.clone();
+        // Loading runs libtorch's parallel operations too: on the inference thread, like every pass.
+        on_inference_thread(move || Model::load(&spec, &dir, backend).map_err(js_error))
     }
 
     fn resolve(&mut self, _env: Env, model: Model) -> Result<InferenceModel> {
@@ -200,7 +202,8 @@ impl Task for LoadPinnedTask {
             spec.tokenizer.with_sha256(self.tokenizer_sha256.clone(), size(spec.tokenizer.name)),
         );
         let backend: Backend = self.load.backend.parse().map_err(js_error)?;
-        Model::load(&pinned, &self.load.model_dir, backend).map_err(js_error)
+        let dir = self.load.model_dir.clone();
+        on_inference_thread(move || Model::load(&pinned, &dir, backend).map_err(js_error))
     }
 
     fn resolve(&mut self, env: Env, model: Model) -> Result<InferenceModel> {
@@ -234,7 +237,9 @@ pub fn write_random_checkpoint(id: String, model_dir: String, seed: i64) -> Resu
     std::fs::create_dir_all(&dir).map_err(|e| js_error(InferError::Io(dir.clone(), e)))?;
     let path = dir.join(spec.weights.name);
     let with_pooler = spec.pooling == svc_infer::Pooling::ClsPooler;
-    svc_infer::random_weights::write_random_checkpoint(&spec.config, with_pooler, &path, seed).map_err(js_error)?;
+    let file = path.clone();
+    on_inference_thread(move || svc_infer::random_weights::write_random_checkpoint(&spec.config, with_pooler, &file, seed))
+        .map_err(js_error)?;
     svc_infer::files::sha256_file(&path).map_err(js_error)
 }
 
@@ -388,6 +393,13 @@ pub fn model_flops(model_id: String, tokens: u32) -> Result<i64> {
     Ok(svc_infer::flops::forward_flops(&m.config, m.pooling, tokens as usize) as i64)
 }
 
+/// The vector kernel of the CPU path's packed products and attention on this machine: `avx512f`,
+/// `avx2+fma`, or `scalar` (then every product stays on libtorch). All give the same bits.
+#[napi]
+pub fn cpu_kernel() -> String {
+    svc_infer::gemm::Kernel::detect().as_str().to_owned()
+}
+
 /// Sets libtorch's intra-op thread count for this process (0 keeps the current one).
 #[napi]
 pub fn set_threads(threads: u32) {
@@ -411,6 +423,10 @@ type Job = Box<dyn FnOnce() + Send>;
 /// passes issued from whichever libuv worker is free leave up to four teams spinning on the cores
 /// the next pass needs: on the 2-core development machine batch-1 latency through the addon was
 /// 7.4–7.7 ms that way and 3.6–4.4 ms with every pass on one thread (same model, same load).
+/// Model loads run here too: a second team (made by the load's parallel copies on a libuv worker)
+/// makes libgomp count more threads than cores, and it then lets idle workers sleep at once instead
+/// of spinning, so every parallel region of a pass paid a futex wake (batch 1 at 16 tokens on two
+/// threads: 4.95 ms with the load on a libuv worker, 2.3–2.5 ms with it here).
 fn on_inference_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     static QUEUE: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
     let queue = QUEUE.get_or_init(|| {

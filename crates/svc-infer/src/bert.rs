@@ -6,12 +6,8 @@ use std::collections::HashMap;
 use tch::{Device, Kind, Tensor};
 
 use crate::error::{InferError, Result};
+use crate::attention;
 use crate::gemm::{self, PackedLinear};
-
-/// Products of at most this many rows (tokens in a forward pass) use the packed kernel of
-/// `gemm.rs`; longer ones use libtorch's `addmm`, which blocks large products for the caches.
-/// Measured crossover on the development CPU (AMD EPYC, AVX2): see docs/inference.md.
-pub const PACKED_MAX_ROWS: i64 = 128;
 
 /// The shape of a BERT encoder.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,26 +89,24 @@ impl Linear {
         Ok(Self { weight, bias, packed })
     }
 
-    /// `x · Wᵀ + b (+ residual)` for `x` `[rows, k]`; the result is `[rows, n]`, contiguous.
-    fn forward(&self, x: &Tensor, residual: Option<&Tensor>) -> Tensor {
-        let (rows, _) = x.size2().expect("linear input is [rows, features]");
+    /// `GELU(x · Wᵀ + b)` (the exact, erf form) for `x` `[rows, k]`: in the packed kernel's store, or
+    /// libtorch's product then its GELU.
+    fn forward_gelu(&self, x: &Tensor) -> Tensor {
         match &self.packed {
-            Some(packed) if rows <= PACKED_MAX_ROWS => {
-                let x = x.contiguous();
-                let residual = residual.map(Tensor::contiguous);
-                let y = Tensor::empty([rows, packed.out_features() as i64], (Kind::Float, Device::Cpu));
-                let (m, n, k) = (rows as usize, packed.out_features(), packed.in_features());
-                // SAFETY: x, residual and y are contiguous fp32 CPU tensors of m*k, m*n and m*n elements
-                // that stay alive (and are not otherwise accessed) for the duration of the call.
-                unsafe {
-                    let xs = std::slice::from_raw_parts(x.data_ptr() as *const f32, m * k);
-                    let rs = residual.as_ref().map(|r| std::slice::from_raw_parts(r.data_ptr() as *const f32, m * n));
-                    let ys = std::slice::from_raw_parts_mut(y.data_ptr() as *mut f32, m * n);
-                    packed.forward(xs, rs, ys, m);
-                }
+            Some(packed) => packed_product(packed, x, None, true),
+            None => {
+                let mut y = x.linear(&self.weight, Some(&self.bias));
+                let _ = y.gelu_("none");
                 y
             }
-            _ => {
+        }
+    }
+
+    /// `x · Wᵀ + b (+ residual)` for `x` `[rows, k]`; the result is `[rows, n]`, contiguous.
+    fn forward(&self, x: &Tensor, residual: Option<&Tensor>) -> Tensor {
+        match &self.packed {
+            Some(packed) => packed_product(packed, x, residual, false),
+            None => {
                 let y = x.linear(&self.weight, Some(&self.bias));
                 match residual {
                     Some(r) => y + r,
@@ -121,6 +115,28 @@ impl Linear {
             }
         }
     }
+}
+
+/// `x · Wᵀ + b`, then GELU or plus `residual`, on the packed kernel: a new contiguous `[rows, n]`.
+fn packed_product(packed: &PackedLinear, x: &Tensor, residual: Option<&Tensor>, gelu: bool) -> Tensor {
+    let (rows, _) = x.size2().expect("linear input is [rows, features]");
+    let x = x.contiguous();
+    let residual = residual.map(Tensor::contiguous);
+    let y = Tensor::empty([rows, packed.out_features() as i64], (Kind::Float, Device::Cpu));
+    let (m, n, k) = (rows as usize, packed.out_features(), packed.in_features());
+    // SAFETY: x, residual and y are contiguous fp32 CPU tensors of m*k, m*n and m*n elements that
+    // stay alive (and are not otherwise accessed) for the duration of the call.
+    unsafe {
+        let xs = std::slice::from_raw_parts(x.data_ptr() as *const f32, m * k);
+        let rs = residual.as_ref().map(|r| std::slice::from_raw_parts(r.data_ptr() as *const f32, m * n));
+        let ys = std::slice::from_raw_parts_mut(y.data_ptr() as *mut f32, m * n);
+        if gelu {
+            packed.forward_gelu(xs, ys, m);
+        } else {
+            packed.forward(xs, rs, ys, m);
+        }
+    }
+    y
 }
 
 struct LayerNorm {
@@ -273,7 +289,7 @@ impl BertEncoder {
     }
 
     /// Token states `[batch, seq, hidden]` for `input_ids` `[batch, seq]` (int64) under `mask`
-    /// (1 = token). `None` means no padding: every key is attended to, and SDPA needs no mask.
+    /// (1 = token). `None` means no padding: every key is attended to.
     pub fn forward(&self, input_ids: &Tensor, mask: Option<&Tensor>) -> Tensor {
         let (batch, seq) = input_ids.size2().expect("input ids are [batch, seq]");
         let heads = self.config.heads as i64;
@@ -286,16 +302,33 @@ impl BertEncoder {
         let mut x = self.embedding_norm.forward(&x).view([rows, hidden]);
         // [batch, 1, 1, seq] boolean: which keys each query may attend to.
         let keys = mask.map(|m| m.to_kind(Kind::Bool).view([batch, 1, 1, seq]));
+        // Tokens per sequence, for the packed attention (CPU with a vector kernel): padding must be
+        // at the end of each sequence, as `Model` builds its batches; any other mask keeps SDPA.
+        let lengths = match (self.layers.first().and_then(|l| l.qkv.packed.as_ref()), mask) {
+            (None, _) => None,
+            (Some(_), None) => Some(vec![seq as usize; batch as usize]),
+            (Some(_), Some(mask)) => Vec::<i64>::try_from(mask.to_kind(Kind::Int64).contiguous().view([-1]))
+                .ok()
+                .and_then(|flags| prefix_lengths(&flags, seq as usize)),
+        };
         for layer in &self.layers {
-            let qkv = layer.qkv.forward(&x, None).view([batch, seq, 3, heads, head_dim]).permute([2, 0, 3, 1, 4]);
-            let (q, k, v) = (qkv.get(0), qkv.get(1), qkv.get(2));
-            let context = Tensor::scaled_dot_product_attention(&q, &k, &v, keys.as_ref(), 0.0, false, None, false)
-                .transpose(1, 2)
-                .reshape([rows, hidden]);
+            let qkv = layer.qkv.forward(&x, None);
+            let context = match (&lengths, layer.qkv.packed.as_ref()) {
+                // On the CPU: per-head packed products (attention.rs).
+                (Some(lengths), Some(packed)) => {
+                    attention::attention(&qkv, lengths, seq as usize, heads as usize, head_dim as usize, packed.kernel())
+                }
+                _ => {
+                    let qkv = qkv.view([batch, seq, 3, heads, head_dim]).permute([2, 0, 3, 1, 4]);
+                    let (q, k, v) = (qkv.get(0), qkv.get(1), qkv.get(2));
+                    Tensor::scaled_dot_product_attention(&q, &k, &v, keys.as_ref(), 0.0, false, None, false)
+                        .transpose(1, 2)
+                        .reshape([rows, hidden])
+                }
+            };
             // The residual is added inside the product (packed kernel) or right after it (libtorch).
             x = layer.attention_norm.forward(&layer.attention_out.forward(&context, Some(&x)));
-            let mut inner = layer.intermediate.forward(&x, None);
-            let _ = inner.gelu_("none");
+            let inner = layer.intermediate.forward_gelu(&x);
             x = layer.output_norm.forward(&layer.output.forward(&inner, Some(&x)));
         }
         x.view([batch, seq, hidden])
@@ -304,5 +337,33 @@ impl BertEncoder {
     /// BERT's pooler over the [CLS] state; `None` when the model was loaded without one.
     pub fn pool_cls(&self, states: &Tensor) -> Option<Tensor> {
         self.pooler.as_ref().map(|p| p.forward(&states.select(1, 0), None).tanh())
+    }
+}
+
+/// Each row's token count when every row of `flags` (`[batch, seq]`, 1 = token) is ones then zeros;
+/// `None` for any other pattern.
+fn prefix_lengths(flags: &[i64], seq: usize) -> Option<Vec<usize>> {
+    if seq == 0 {
+        return Some(vec![0; flags.len()]);
+    }
+    flags
+        .chunks(seq)
+        .map(|row| {
+            let len = row.iter().take_while(|&&f| f != 0).count();
+            row[len..].iter().all(|&f| f == 0).then_some(len)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_lengths;
+
+    #[test]
+    fn lengths_come_from_masks_padded_at_the_end_only() {
+        assert_eq!(prefix_lengths(&[1, 1, 0, 1, 0, 0, 1, 1, 1], 3), Some(vec![2, 1, 3]));
+        assert_eq!(prefix_lengths(&[0, 0, 0, 1, 1, 1], 3), Some(vec![0, 3]));
+        assert_eq!(prefix_lengths(&[1, 0, 1], 3), None, "a gap is not end padding");
+        assert_eq!(prefix_lengths(&[0, 1], 2), None, "nor is padding at the start");
     }
 }

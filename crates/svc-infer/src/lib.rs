@@ -2,6 +2,7 @@
 //! svc-classify-small): one BERT encoder on libtorch, configured per model by the registry, with
 //! canonical int8 outputs, their BLAKE3 commitments, the spot-check tolerance and FLOPs accounting.
 
+pub mod attention;
 pub mod backend;
 pub mod bert;
 pub mod canonical;
@@ -14,6 +15,7 @@ pub mod random_weights;
 pub mod registry;
 pub mod tier;
 pub mod tokenize;
+pub mod vmath;
 
 pub use backend::{Backend, ResolvedBackend};
 pub use canonical::{input_hash, output_hash, quantize, verify, OutputClaim, Tolerance, Verdict};

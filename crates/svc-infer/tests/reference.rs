@@ -11,16 +11,20 @@ fn matches_sentence_transformers_on_varied_sentences() {
     let refs = reference();
     assert!(refs.len() >= 50, "at least 50 reference sentences");
     let texts: Vec<&str> = refs.iter().map(|r| r.text.as_str()).collect();
-    let out = model.embed(&texts, 32).unwrap();
-    let mut worst = 1.0f64;
-    for (r, e) in refs.iter().zip(&out) {
-        assert_eq!(e.vector.len(), 384);
-        assert_eq!(e.tokens, r.tokens, "token count of {:?}", r.text);
-        let c = cosine(&e.vector, &r.embedding);
-        worst = worst.min(c);
-        assert!(c >= 0.9999, "cosine {c} for {:?}", r.text);
+    // Batches of 32 pad (attention over each sequence's own tokens, attention.rs); one input per call
+    // does not.
+    for batch in [32, 1] {
+        let out = model.embed(&texts, batch).unwrap();
+        let mut worst = 1.0f64;
+        for (r, e) in refs.iter().zip(&out) {
+            assert_eq!(e.vector.len(), 384);
+            assert_eq!(e.tokens, r.tokens, "token count of {:?}", r.text);
+            let c = cosine(&e.vector, &r.embedding);
+            worst = worst.min(c);
+            assert!(c >= 0.9999, "batch {batch}: cosine {c} for {:?}", r.text);
+        }
+        eprintln!("batch {batch}: worst cosine against sentence-transformers over {} sentences: {worst:.9}", refs.len());
     }
-    eprintln!("worst cosine against sentence-transformers over {} sentences: {worst:.9}", refs.len());
 }
 
 #[test]

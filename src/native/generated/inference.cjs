@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.InferenceModel = nativeBinding.InferenceModel
+module.exports.cpuKernel = nativeBinding.cpuKernel
 module.exports.detectHardware = nativeBinding.detectHardware
 module.exports.inputHash = nativeBinding.inputHash
 module.exports.listModels = nativeBinding.listModels

@@ -22,6 +22,12 @@ export declare class InferenceModel {
   tokenCounts(inputs: Array<string>): Array<number>
 }
 
+/**
+ * The vector kernel of the CPU path's packed products and attention on this machine: `avx512f`,
+ * `avx2+fma`, or `scalar` (then every product stays on libtorch). All give the same bits.
+ */
+export declare function cpuKernel(): string
+
 /** Resolves a backend on this machine and classifies it into a GPU tier. */
 export declare function detectHardware(backend: string, maxMemoryMb?: number | undefined | null): HardwareInfo
 
