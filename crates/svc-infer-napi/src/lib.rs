@@ -426,7 +426,7 @@ type Job = Box<dyn FnOnce() + Send>;
 /// Model loads run here too: a second team (made by the load's parallel copies on a libuv worker)
 /// makes libgomp count more threads than cores, and it then lets idle workers sleep at once instead
 /// of spinning, so every parallel region of a pass paid a futex wake (batch 1 at 16 tokens on two
-/// threads: 4.95 ms with the load on a libuv worker, 2.3–2.5 ms with it here).
+/// threads: 4.95 ms through the addon with the load on a libuv worker, 2.5–2.9 ms with it here).
 fn on_inference_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     static QUEUE: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
     let queue = QUEUE.get_or_init(|| {

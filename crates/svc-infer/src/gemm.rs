@@ -13,7 +13,7 @@
 //! The kernel is picked once, at run time, from the CPU. A product's rows are split into the fewest
 //! tiles of near-equal height (a tile of one row costs nearly a full pass over the panel), and long
 //! products run in blocks of 128 rows, whose inputs stay in L2 while the panels stream past: on the
-//! development CPU (Zen 4) 100–112 GFLOP/s per core from 9 to 2,048 rows against MKL's 80–96
+//! development CPU (Zen 4) 108–114 GFLOP/s per core from 9 to 2,048 rows against MKL's 53–98
 //! (`examples/gemm_rates.rs`; docs/inference.md).
 //!
 //! Precision: fp32 multiply-adds in k order starting from the bias, one rounding per FMA, in every
