@@ -23,7 +23,15 @@ import type { ConsensusDriver } from './consensus/driver.js';
 import { BlockProduction, registerProductionMetrics } from './consensus/production.js';
 import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
 import { createMetrics } from './metrics.js';
-import { compute as defaultComputeParams, rpc as rpcParams, staking as stakingParams, type ComputeParams, type StakingParams } from './params.js';
+import {
+  compute as defaultComputeParams,
+  governance as defaultGovernanceParams,
+  rpc as rpcParams,
+  staking as stakingParams,
+  type ComputeParams,
+  type GovernanceParams,
+  type StakingParams,
+} from './params.js';
 import { NodeCompute } from './compute/index.js';
 import { registerComputeMetrics } from './compute/metrics.js';
 import { toAddress } from './modules/kernel/module.js';
@@ -66,6 +74,8 @@ export interface StartOptions {
   now?: () => number;
   /** Compute parameters instead of params.compute (tests force spot-checks, shorten windows; every node of a chain must use the same). */
   computeParams?: ComputeParams;
+  /** Governance parameters instead of params.governance (tests shorten periods; every node of a chain must use the same). */
+  governanceParams?: GovernanceParams;
 }
 
 /** Open the chain in config.dataDir and start serving and producing blocks. */
@@ -93,6 +103,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       appGenesis(networkGenesis),
       log.child({ module: 'app' }),
       options.computeParams ?? defaultComputeParams,
+      options.governanceParams ?? defaultGovernanceParams,
     );
     // A CometBFT validator is the operator registered with its consensus key (a node whose key is
     // not registered yet keeps --validator-address, or the devnet's default).

@@ -187,6 +187,8 @@ export interface StakingParams {
   readonly maxCommissionBps: number;
   readonly commissionChangeIntervalSeconds: number;
   readonly epochLengthBlocks: number;
+  /** Set by governance when it changes epochLengthBlocks: the first block and number of the epoch the new length runs from. */
+  readonly epochAnchor?: { readonly height: number; readonly epoch: number };
   readonly signedBlocksWindow: number;
   readonly minSignedPerWindowBps: number;
   readonly downtimeJailSeconds: number;
@@ -302,6 +304,8 @@ export const system = {
   treasuryAddress: '0x0000000000000000000000000000000000001001',
   /** The compute module: public inference tasks are paid to it, miner rewards and task fees are paid from it. */
   computeAddress: '0x0000000000000000000000000000000000001002',
+  /** The governance module: proposals, their deposits (held here until returned or burned) and votes; it spends the treasury. */
+  governanceAddress: '0x0000000000000000000000000000000000001003',
   /** Code placed at module addresses: 0xfe (INVALID), so contracts cannot call or pay them by mistake. */
   moduleCode: Buffer.from([0xfe]),
   /** The built-in genesis validator (devnet: dev account 0, testnet: --validator-address) with 1,000 tokens of its own. */
@@ -496,3 +500,139 @@ export const proofPrecheck = {
   /** Miners that failed this node's pre-check, remembered (oldest forgotten first) so every later proof of theirs is re-executed. */
   maxSuspects: 10_000,
 } as const;
+
+/**
+ * Governance (Cosmos SDK x/gov v1 semantics; docs/governance.md). Periods are block-time seconds;
+ * fractions are basis points. Every value here is itself governable (see `governable`).
+ */
+export interface GovernanceParams {
+  /** Deposit a proposal needs before its voting period starts (Cosmos: min_deposit). */
+  readonly minDeposit: bigint;
+  /** Time a proposal has to reach minDeposit from its submission (Cosmos: max_deposit_period). */
+  readonly depositPeriodSeconds: number;
+  /** Time votes are taken once the deposit is reached (Cosmos: voting_period). */
+  readonly votingPeriodSeconds: number;
+  /** Share of the bonded stake that must vote (abstain included) for the tally to count (Cosmos: 33.4%). */
+  readonly quorumBps: number;
+  /** Share of yes among yes + no + no-with-veto above which a proposal passes (Cosmos: 50%). */
+  readonly thresholdBps: number;
+  /** Share of no-with-veto among all votes above which a proposal is vetoed (Cosmos: 33.4%). */
+  readonly vetoThresholdBps: number;
+  /** 1: a vetoed proposal's deposits are burned (Cosmos: burn_vote_veto = true). */
+  readonly burnDepositsOnVeto: number;
+  /** 1: a proposal whose vote missed quorum has its deposits burned (Cosmos: burn_vote_quorum). */
+  readonly burnDepositsOnNoQuorum: number;
+  /** 1: a proposal that never reached minDeposit has its deposits burned (Cosmos: burn_proposal_deposit_prevote). */
+  readonly burnDepositsOnExpiry: number;
+  /** Blocks a retired model's proofs are still accepted after the retirement executes. */
+  readonly modelRetirementGraceBlocks: number;
+  /** Longest vesting of a treasury spend, in epochs. */
+  readonly maxVestingEpochs: number;
+  /** Proposals in their deposit or voting period at once; more are refused (each is read by every tally). */
+  readonly maxActiveProposals: number;
+  /** Limits of a proposal's text (characters) and of a parameter-change proposal's list. */
+  readonly maxTitleChars: number;
+  readonly maxDescriptionChars: number;
+  readonly maxChangesPerProposal: number;
+  /** Module gas of each function on top of the transaction's intrinsic gas. */
+  readonly gas: { readonly submit: number; readonly deposit: number; readonly vote: number; readonly view: number };
+}
+
+export const governance = {
+  /** 10 tokens: enough to make spam cost, small next to the dev accounts' 10,000 (Cosmos hub: 250 ATOM). */
+  minDeposit: 10n * 10n ** 18n,
+  /** Devnet: 5 minutes (Cosmos: 2 days). */
+  depositPeriodSeconds: 300,
+  /** Devnet: 60 s so proposals can be tried by hand (Cosmos: 2 weeks on the hub). */
+  votingPeriodSeconds: 60,
+  quorumBps: 3_340,
+  thresholdBps: 5_000,
+  vetoThresholdBps: 3_340,
+  burnDepositsOnVeto: 1,
+  burnDepositsOnNoQuorum: 1,
+  burnDepositsOnExpiry: 0,
+  /** 100 blocks (100 s at the devnet's block time): miners finish the tasks they hold. */
+  modelRetirementGraceBlocks: 100,
+  maxVestingEpochs: 10_000,
+  maxActiveProposals: 100,
+  maxTitleChars: 140,
+  maxDescriptionChars: 10_000,
+  maxChangesPerProposal: 16,
+  gas: { submit: 150_000, deposit: 50_000, vote: 40_000, view: 5_000 },
+} as const satisfies GovernanceParams;
+
+/** The parameters a governance proposal may change: `<module>.<name>`, and the range a value must lie in. */
+export interface GovernableParam {
+  readonly module: 'staking' | 'compute' | 'governance' | 'chain';
+  readonly key: string;
+  readonly min: bigint;
+  readonly max: bigint;
+  /** What the number counts (docs and explorer). */
+  readonly unit: 'bps' | 'wei' | 'seconds' | 'blocks' | 'epochs' | 'count' | 'flag' | 'gas';
+}
+
+const BPS_MAX = 10_000n;
+const p = (module: GovernableParam['module'], key: string, min: bigint, max: bigint, unit: GovernableParam['unit']): GovernableParam => ({ module, key, min, max, unit });
+const TOKEN = 10n ** 18n;
+const DAY = 86_400n;
+
+export const governable: readonly GovernableParam[] = [
+  // Block rewards and the stake-ratio multiplier curve.
+  p('staking', 'blockReward', 0n, 1_000n * TOKEN, 'wei'),
+  p('staking', 'rewardMultiplierMinBps', 0n, 100_000n, 'bps'),
+  p('staking', 'rewardMultiplierMaxBps', 0n, 100_000n, 'bps'),
+  p('staking', 'targetStakeRatioBps', 1n, BPS_MAX, 'bps'),
+  p('staking', 'treasuryShareBps', 0n, BPS_MAX, 'bps'),
+  // Commission limits and unbonding.
+  p('staking', 'maxCommissionBps', 0n, BPS_MAX, 'bps'),
+  p('staking', 'commissionChangeIntervalSeconds', 0n, 365n * DAY, 'seconds'),
+  p('staking', 'unbondingPeriodSeconds', 0n, 365n * DAY, 'seconds'),
+  p('staking', 'maxValidators', 1n, 1_000n, 'count'),
+  p('staking', 'minSelfStake', 1n, 1_000_000n * TOKEN, 'wei'),
+  // Epochs.
+  p('staking', 'epochLengthBlocks', 2n, 1_000_000n, 'blocks'),
+  // Penalties: spot-checks, downtime.
+  p('compute', 'spotCheckBps', 0n, BPS_MAX, 'bps'),
+  p('staking', 'spotCheckSlashBps', 0n, BPS_MAX, 'bps'),
+  p('staking', 'spotCheckJailSeconds', 0n, 365n * DAY, 'seconds'),
+  p('compute', 'minerJailSeconds', 0n, 365n * DAY, 'seconds'),
+  p('staking', 'downtimeSlashBps', 0n, BPS_MAX, 'bps'),
+  p('staking', 'downtimeJailSeconds', 0n, 365n * DAY, 'seconds'),
+  // Miners' shares: of block rewards, and of public task fees.
+  p('staking', 'inferenceMinersShareBps', 0n, BPS_MAX, 'bps'),
+  p('staking', 'inferenceMinersShareBaseMiners', 0n, 1_000_000n, 'count'),
+  p('staking', 'inferenceMinersShareStepBps', 0n, BPS_MAX, 'bps'),
+  p('staking', 'inferenceMinersShareMaxBps', 0n, BPS_MAX, 'bps'),
+  p('compute', 'taskFeeMinerBps', 0n, BPS_MAX, 'bps'),
+  p('compute', 'taskFeeValidatorBps', 0n, BPS_MAX, 'bps'),
+  // Rate limits that are chain rules.
+  p('compute', 'maxProofsPerBlock', 1n, 10_000n, 'count'),
+  p('compute', 'maxRegistrationsPerBlock', 1n, 10_000n, 'count'),
+  p('compute', 'maxSharesPerBlock', 1n, 10_000n, 'count'),
+  p('compute', 'maxOpenPublicTasks', 1n, 1_000_000n, 'count'),
+  p('compute', 'publicTaskMinFee', 0n, 1_000n * TOKEN, 'wei'),
+  // The block gas limit.
+  p('chain', 'blockGasLimit', 5_000_000n, 2_000_000_000n, 'gas'),
+  // Governance's own rules.
+  p('governance', 'minDeposit', 1n, 1_000_000n * TOKEN, 'wei'),
+  p('governance', 'depositPeriodSeconds', 1n, 365n * DAY, 'seconds'),
+  p('governance', 'votingPeriodSeconds', 1n, 365n * DAY, 'seconds'),
+  p('governance', 'quorumBps', 0n, BPS_MAX, 'bps'),
+  p('governance', 'thresholdBps', 0n, BPS_MAX, 'bps'),
+  p('governance', 'vetoThresholdBps', 0n, BPS_MAX, 'bps'),
+  p('governance', 'burnDepositsOnVeto', 0n, 1n, 'flag'),
+  p('governance', 'burnDepositsOnNoQuorum', 0n, 1n, 'flag'),
+  p('governance', 'burnDepositsOnExpiry', 0n, 1n, 'flag'),
+  p('governance', 'modelRetirementGraceBlocks', 0n, 1_000_000n, 'blocks'),
+  p('governance', 'maxVestingEpochs', 1n, 1_000_000n, 'epochs'),
+];
+
+/** The governable parameter named `<module>.<key>`. */
+export function governableParam(name: string): GovernableParam | undefined {
+  return governable.find((g) => `${g.module}.${g.key}` === name);
+}
+
+/** The chain-level rules governance may change (the block gas limit). */
+export interface ChainRules {
+  readonly blockGasLimit: number;
+}

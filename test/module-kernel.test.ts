@@ -87,6 +87,7 @@ const blockInfo = (height: number): BlockInfo => ({
   nowMs: (1000 + height) * 1000,
   epoch: 0,
   epochLengthBlocks: 100,
+  isEpochStart: height % 100 === 0,
   parentHash: Buffer.alloc(32),
   proposer: '0x00000000000000000000000000000000000000c0',
   signers: [],

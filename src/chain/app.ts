@@ -6,14 +6,24 @@ import type { Logger } from 'pino';
 import { core, type Chain, type DecodedTx, type ProducedBlock, type RecordWrite, type RejectedTx, type SystemTxOutcome } from '../native/index.js';
 import { StakingLedger } from '../modules/staking/ledger.js';
 import { StakingModule } from '../modules/staking/module.js';
-import { epochOfHeight } from '../modules/staking/epoch.js';
+import { epochOfHeight, epochStartHeight } from '../modules/staking/epoch.js';
+import { GovernanceModule } from '../modules/governance/module.js';
+import { LiveParams } from '../modules/governance/live-params.js';
 import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/module.js';
 import { announceComputeMode } from '../modules/compute/announce.js';
 import type { ComputeMode } from '../modules/compute/types.js';
 import { ModuleRegistry } from '../modules/kernel/registry.js';
 import { messagesDigest } from '../modules/kernel/messages.js';
 import { addressBuffer, toAddress, type BlockContext, type BlockInfo, type ModuleCall, type ModuleOutcome } from '../modules/kernel/module.js';
-import { chain as chainParams, compute as defaultComputeParams, system, type ComputeParams, type StakingParams } from '../params.js';
+import {
+  chain as chainParams,
+  compute as defaultComputeParams,
+  governance as defaultGovernanceParams,
+  system,
+  type ComputeParams,
+  type GovernanceParams,
+  type StakingParams,
+} from '../params.js';
 import type { GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
 import type { PooledTx } from './pool.js';
@@ -105,6 +115,8 @@ export interface AppGenesis {
   supply: bigint;
   /** The chain id, which signed messages commit to. */
   chainId: number;
+  /** The genesis block's gas limit (default params.chain.blockGasLimit); governance may change it. */
+  gasLimit?: number;
 }
 
 /** The app's genesis facts from a network genesis. */
@@ -114,12 +126,16 @@ export function appGenesis(genesis: NetworkGenesis): AppGenesis {
     timestamp: genesis.spec.timestamp,
     supply: genesis.spec.alloc.reduce((sum, a) => sum + a.balance, 0n),
     chainId: genesis.spec.chainId,
+    gasLimit: Number(genesis.spec.gasLimit),
   };
 }
 
 export class ChainApp {
   readonly staking: StakingModule;
   readonly compute: ComputeModule;
+  readonly governance: GovernanceModule;
+  /** The parameters every rule reads, as governance left them at the head. */
+  readonly live: LiveParams;
   /** Every system module, by address; block hooks run in the registry's order. */
   readonly modules: ModuleRegistry;
   /** Supply after the head's mints and slashes, before its base-fee burn (see supply()). */
@@ -137,13 +153,22 @@ export class ChainApp {
   constructor(
     private readonly chain: Chain,
     private readonly mempool: Mempool,
-    private readonly params: StakingParams,
+    stakingParams: StakingParams,
     private readonly genesis: AppGenesis,
     private readonly log: Logger,
-    readonly computeParams: ComputeParams = defaultComputeParams,
+    computeParams: ComputeParams = defaultComputeParams,
+    governanceParams: GovernanceParams = defaultGovernanceParams,
   ) {
-    const staking = StakingModule.load(chain, params, () => this.genesisLedger());
-    const compute = ComputeModule.load(chain, computeParams);
+    this.live = new LiveParams({
+      staking: stakingParams,
+      compute: computeParams,
+      governance: governanceParams,
+      chain: { blockGasLimit: genesis.gasLimit ?? chainParams.blockGasLimit },
+    });
+    // Governance first: it sets the live parameters to the head's before the other modules read them.
+    const governance = new GovernanceModule(chain, this.live);
+    const staking = StakingModule.load(chain, this.live.staking, () => this.genesisLedger());
+    const compute = ComputeModule.load(chain, this.live.compute);
     // Keepers: what each module reads of the other.
     staking.setComputeKeeper({
       computeParts: (validators, epoch) => compute.computeViews(validators, epoch),
@@ -151,11 +176,21 @@ export class ChainApp {
       minersWithRecentProofs: (epoch, now) => compute.minersWithRecentProofs(epoch, now),
     });
     compute.setStakingKeeper({ minersShare: (height) => staking.minersShare(height) });
+    governance.setKeepers(
+      {
+        bonded: () => staking.state.validators().filter((v) => v.status === 'active').map((v) => ({ address: v.address, tokens: v.tokens, totalShares: v.totalShares })),
+        delegationsOf: (voter) => staking.state.delegationsOf(voter).map((d) => ({ validator: d.validator, shares: d.shares })),
+      },
+      compute,
+    );
     this.staking = staking;
     this.compute = compute;
-    // Compute opens the block first (spot-check draws, task assignment, the queues it takes), then
-    // staking orders the penalties it found; staking's end decides the reward that compute's end pays miners.
-    this.modules = new ModuleRegistry([staking, compute], { begin: ['compute', 'staking'], end: ['staking', 'compute'] });
+    this.governance = governance;
+    // Governance opens the block (parameter changes due from its epoch apply before any rule reads
+    // them); compute then opens it (spot-check draws, task assignment, the queues it takes), then
+    // staking orders the penalties it found; staking's end decides the reward that compute's end pays
+    // miners; governance ends the block (tallies, execution, treasury spends from what the block paid in).
+    this.modules = new ModuleRegistry([staking, compute, governance], { begin: ['governance', 'compute', 'staking'], end: ['staking', 'compute', 'governance'] });
     this.supplyBeforeHeadBurn = readSupply(chain, genesis.supply);
   }
 
@@ -172,7 +207,11 @@ export class ChainApp {
     return this.compute.lastBlockEvents;
   }
 
-  /** The context a call at `height` runs in. */
+  /** The staking rules as governance left them (the genesis values before any change). */
+  private get params(): StakingParams {
+    return this.live.staking;
+  }
+
   /** The context of a block at `height` whose time is `timeMs` milliseconds. */
   callContext(height: number, timeMs: number): BlockContext {
     return { height, now: Math.floor(timeMs / 1000), nowMs: timeMs, epoch: epochOfHeight(height, this.params) };
@@ -321,6 +360,7 @@ export class ChainApp {
     const block: BlockInfo = {
       ...ctx,
       epochLengthBlocks: this.params.epochLengthBlocks,
+      isEpochStart: epochStartHeight(ctx.epoch, this.params) === p.height,
       parentHash: parent.hash,
       proposer: toAddress(p.coinbase),
       signers: p.signers.map(toAddress),
@@ -352,7 +392,7 @@ export class ChainApp {
         // The native builder's own checks (core/precheck), run before the module decides the call.
         const check = core.precheckTransaction(tx.raw, tx.tx.from, {
           chainId: this.genesis.chainId,
-          gasLimit: parent.gasLimit,
+          gasLimit: this.live.chain.blockGasLimit,
           gasUsed: Number(gasUsed),
           baseFeePerGas: baseFee,
           ...account,
@@ -363,7 +403,9 @@ export class ChainApp {
           continue;
         }
         const call: ModuleCall = { from: toAddress(tx.tx.from), value: tx.tx.value, data: tx.tx.data, gasLimit: tx.tx.gasLimit, intrinsicGas: tx.tx.intrinsicGas };
-        const outcome = modules.get(tx.tx.to)!.execute({ ...call, txHash: tx.tx.hash }, ctx);
+        const module = modules.get(tx.tx.to)!;
+        const outcome = module.execute({ ...call, txHash: tx.tx.hash }, ctx);
+        if (outcome.success) modules.observeMoves(module.name, outcome.moves);
         account.nonce += 1n;
         account.balance -= outcome.gasUsed * check.effectiveGasPrice + (outcome.success ? tx.tx.value : 0n);
         gasUsed += outcome.gasUsed;
@@ -385,7 +427,8 @@ export class ChainApp {
         timestampMs: p.timestampMs,
         coinbase: p.coinbase,
         extraData: p.extraData,
-        gasLimit: parent.gasLimit,
+        // The gas limit as governance left it when the block opened (governance's beginBlock applies changes due).
+        gasLimit: this.live.chain.blockGasLimit,
         txs: included.map((tx) => tx.raw),
         senders: included.map((tx) => tx.tx.from),
         appWrites,

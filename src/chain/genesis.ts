@@ -89,13 +89,14 @@ export function devGenesisValidators(): GenesisValidator[] {
   return [{ operator: devAccounts()[0]!.addressBytes, ...system.devGenesisValidator }];
 }
 
-/** The staking module, treasury and compute module accounts: their code refuses EVM calls; the module holds the genesis self stakes. */
+/** The staking module, treasury, compute and governance module accounts: their code refuses EVM calls; the module holds the genesis self stakes. */
 function systemAccounts(validators: readonly GenesisValidator[]): GenesisAccount[] {
   const staked = validators.reduce((sum, v) => sum + v.selfStake, 0n);
   return [
     { address: parseAddress(system.stakingAddress), balance: staked, code: system.moduleCode },
     { address: parseAddress(system.treasuryAddress), balance: 0n, code: system.moduleCode },
     { address: parseAddress(system.computeAddress), balance: 0n, code: system.moduleCode },
+    { address: parseAddress(system.governanceAddress), balance: 0n, code: system.moduleCode },
   ];
 }
 
@@ -239,7 +240,7 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
     alloc.push(allocEntry(addr, entry, `alloc[${key}]`, fail));
   }
   if (!seen.has(parseAddress(chainParams.multicall3Address).toString('hex'))) alloc.push(multicall3Account());
-  for (const reserved of [system.stakingAddress, system.treasuryAddress, system.computeAddress]) {
+  for (const reserved of [system.stakingAddress, system.treasuryAddress, system.computeAddress, system.governanceAddress]) {
     if (seen.has(reserved.slice(2))) fail(`alloc must not hold ${reserved}: it is a system module's address`);
   }
   const validators = json.validators === undefined ? [] : genesisValidators(json.validators, fail);

@@ -370,6 +370,8 @@ export class Mempool implements MempoolApi {
    * senders it touched (dropping now-stale and unpayable transactions), keep deferred ones.
    */
   onBlock(produced: ProducedBlock): void {
+    // The head's gas limit caps what the pool admits (governance may change it at an epoch).
+    this.limits.blockGasLimit = produced.head.gasLimit;
     const touched = new Map<string, Buffer>();
     for (const hash of produced.included) {
       const entry = this.byHash.get(hash.toString('latin1'));

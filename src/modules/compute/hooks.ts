@@ -25,8 +25,10 @@ export interface ComputeBlockContext {
   /** The block's time, milliseconds. */
   nowMs: number;
   epoch: number;
-  /** Epoch length, to tell an epoch's first block. */
+  /** Epoch length. */
   epochLengthBlocks: number;
+  /** Whether the block is its epoch's first. */
+  isEpochStart: boolean;
   parentHash: Buffer;
 }
 
@@ -110,7 +112,7 @@ export class ComputeHooks {
       this.store.saveProof(p);
     }
 
-    if (ctx.height % ctx.epochLengthBlocks === 0 && ctx.epoch > g.assignedEpoch) {
+    if (ctx.isEpochStart && ctx.epoch > g.assignedEpoch) {
       moves.push(...this.expire(ctx));
       this.forgetIdleMiners(ctx);
       this.assign(ctx);

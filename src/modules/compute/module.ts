@@ -22,7 +22,6 @@ import {
   type ModuleTx,
   type SystemModule,
 } from '../kernel/module.js';
-import type { ModelTiers } from './assign.js';
 import { ComputeHooks } from './hooks.js';
 import { ComputeQueues, emptyTaken, type QueuedProof, type QueuedRegistration, type QueuedShare, type QueuedVerdict, type TakenQueues } from './queues.js';
 import { ComputeStore } from './store.js';
@@ -32,6 +31,7 @@ import { encodeMessage, type ModuleMessage } from '../kernel/messages.js';
 import {
   newPublicTask,
   type Address,
+  type ApprovedModelRecord,
   type ComputeGlobal,
   type MinerRecord,
   type PenaltyDue,
@@ -95,18 +95,28 @@ export class ComputeModule implements SystemModule {
   private readonly queues = new ComputeQueues();
   private readonly views: ComputeViews;
   private readonly hooks: ComputeHooks;
-  private readonly tiers: ModelTiers;
-  private readonly dims: ReadonlyMap<string, number>;
+  /** Tier and output size of every model in the registry (kept in step with it by syncModels()). */
+  private readonly tiers = new Map<string, GpuTierName>();
+  private readonly dims = new Map<string, number>();
 
   private constructor(
     private readonly chain: Chain,
     readonly params: ComputeParams,
   ) {
-    this.tiers = new Map(params.approvedModels.map((m) => [m.id, m.tier]));
-    this.dims = new Map(params.approvedModels.map((m) => [m.id, m.dims]));
     this.store = new ComputeStore(chain, params);
     this.views = new ComputeViews(this.store, params);
     this.hooks = new ComputeHooks(this.store, this.views, params, this.tiers);
+    this.syncModels();
+  }
+
+  /** The tier and dims maps from the registry in the store. */
+  private syncModels(): void {
+    this.tiers.clear();
+    this.dims.clear();
+    for (const m of Object.values(this.store.global.registry ?? {})) {
+      this.tiers.set(m.id, m.tier);
+      this.dims.set(m.id, m.dims);
+    }
   }
 
   static load(chain: Chain, params: ComputeParams): ComputeModule {
@@ -118,6 +128,7 @@ export class ComputeModule implements SystemModule {
   /** Throws away what was applied since the last commit (a block that failed); what this node proposed from its queues goes back. */
   reload(chain: Chain): void {
     this.store.reload(chain);
+    this.syncModels();
     if (this.proposed) this.queues.restore(this.proposed);
     if (this.discarded) this.queues.restore(this.discarded);
     this.proposed = null;
@@ -189,7 +200,65 @@ export class ComputeModule implements SystemModule {
 
   /** Start of a block: see ComputeHooks.openBlock(). */
   beginBlock(block: BlockInfo): HookResult {
+    this.dropRetired(block.height);
     return { moves: this.hooks.openBlock(block), minted: 0n, burned: 0n };
+  }
+
+  // ---- the model registry (changed by governance proposals, at block boundaries) ----
+
+  /**
+   * Approves a model (or pins other files for one already approved): its proofs are accepted from
+   * the next block on, and its files' pins are what nodes and miners load it by. Called by the
+   * governance module when an approval proposal passes.
+   */
+  approveModel(m: { modelId: string; tier: GpuTierName; dims: number; weights: { sha256: string; size: number }; tokenizer: { sha256: string; size: number } }, height: number, proposalId: number): void {
+    const g = this.store.global;
+    const registry = (g.registry ??= {});
+    registry[m.modelId] = {
+      id: m.modelId,
+      tier: m.tier,
+      dims: m.dims,
+      files: { weights: { ...m.weights }, tokenizer: { ...m.tokenizer } },
+      approvedAtHeight: height,
+      approvedBy: proposalId,
+    };
+    if (!g.approvedModels.includes(m.modelId)) g.approvedModels.push(m.modelId);
+    this.store.saveGlobal();
+    this.syncModels();
+  }
+
+  /** Why the model cannot be retired (not approved, or retiring already); null when it can. */
+  retirementProblem(modelId: string): string | null {
+    const r = this.store.global.registry?.[modelId];
+    if (!r || !this.store.isApproved(modelId)) return `model ${modelId} is not approved`;
+    if (r.refusedFromHeight !== undefined) return `model ${modelId} is retiring already (proofs refused from block ${r.refusedFromHeight})`;
+    return null;
+  }
+
+  /** Retires a model: its proofs are refused from `refusedFromHeight` on (the grace period lets miners finish what they hold). */
+  retireModel(modelId: string, refusedFromHeight: number, proposalId: number): void {
+    const r = this.store.global.registry?.[modelId];
+    if (!r) throw new Error(`retiring ${modelId}, which is not in the registry`);
+    r.refusedFromHeight = refusedFromHeight;
+    r.retiredBy = proposalId;
+    this.store.saveGlobal();
+  }
+
+  /** Models whose grace period ended leave the approved list (their proofs and public tasks are refused from here). */
+  private dropRetired(height: number): void {
+    const g = this.store.global;
+    const due = g.approvedModels.filter((id) => {
+      const at = g.registry?.[id]?.refusedFromHeight;
+      return at !== undefined && at <= height;
+    });
+    if (due.length === 0) return;
+    g.approvedModels = g.approvedModels.filter((id) => !due.includes(id));
+    this.store.saveGlobal();
+  }
+
+  /** The model registry: approved, retiring and retired models, by id. */
+  modelRegistry(): ApprovedModelRecord[] {
+    return Object.values(this.store.global.registry ?? {}).sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   /** End of a block: see ComputeHooks.closeBlock(); mints and pays the miners' share staking decided. */

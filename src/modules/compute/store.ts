@@ -7,6 +7,7 @@ import { decodeRecord, encodeRecord, RecordChanges } from '../kernel/records.js'
 import {
   emptyCounters,
   type Address,
+  type ApprovedModelRecord,
   type ComputeGlobal,
   type MinerRecord,
   type ProofRecord,
@@ -45,7 +46,13 @@ function emptyGlobal(params: ComputeParams): ComputeGlobal {
     powWindow: [],
     models: {},
     penaltiesDue: [],
+    registry: genesisRegistry(params),
   };
+}
+
+/** The registry of a genesis: its approved models, pinned by the inference registry. */
+function genesisRegistry(params: ComputeParams): Record<string, ApprovedModelRecord> {
+  return Object.fromEntries(params.approvedModels.map((m) => [m.id, { id: m.id, tier: m.tier, dims: m.dims, approvedAtHeight: 0 }]));
 }
 
 function newValidator(address: Address): ValidatorComputeRecord {
@@ -84,6 +91,7 @@ export class ComputeStore {
     this.dirty.clear();
     const g = chain.getAppValue(Buffer.from(GLOBAL_KEY));
     this.global = g ? decodeRecord<ComputeGlobal>(g) : emptyGlobal(this.params);
+    this.global.registry ??= genesisRegistry(this.params);
     for (const e of chain.getAppEntries(Buffer.from(MINER))) {
       const m = decodeRecord<MinerRecord>(e.value);
       this.miners.set(m.wallet, m);

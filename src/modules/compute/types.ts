@@ -189,6 +189,24 @@ export interface ComputeGlobal {
   models: Record<string, { assigned: number; completed: number }>;
   /** Staking penalties ordered by this block's failed spot-checks, applied by the next block (absent in records written before them). */
   penaltiesDue?: PenaltyDue[];
+  /** The model registry: every model approved at genesis or by governance, retired ones kept (absent in records written before governance: derived from the genesis list). */
+  registry?: Record<string, ApprovedModelRecord>;
+}
+
+/** A model the chain approved: what miners and nodes load it by, and since and until when proofs of it are accepted. */
+export interface ApprovedModelRecord {
+  id: string;
+  tier: GpuTierName;
+  dims: number;
+  /** The files' pins, for models approved by governance; absent for genesis models, whose pins are the inference registry's. */
+  files?: { weights: { sha256: string; size: number }; tokenizer: { sha256: string; size: number } };
+  /** 0 for genesis models. */
+  approvedAtHeight: number;
+  /** The governance proposal that approved (or last re-pinned) it. */
+  approvedBy?: number;
+  /** Set by a retirement: proofs of the model are refused from this height on. */
+  refusedFromHeight?: number;
+  retiredBy?: number;
 }
 
 /** A failed spot-check's penalty on the validator the proof came through: one per validator and verdict block. */

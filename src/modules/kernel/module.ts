@@ -47,6 +47,8 @@ export interface BlockContext {
 /** The block being built, as the block hooks see it: header fields and the parent's. */
 export interface BlockInfo extends BlockContext {
   epochLengthBlocks: number;
+  /** Whether the block is its epoch's first (epochs may change length: see modules/staking/epoch.ts). */
+  isEpochStart: boolean;
   parentHash: Buffer;
   /** The block's proposer (its coinbase). */
   proposer: Address;
@@ -116,6 +118,8 @@ export interface SystemModule {
   queueMessage?(message: ModuleMessage): string | null;
   /** Whether the node still queues this message (a recheck after a block keeps it in the mempool). */
   isQueued?(message: ModuleMessage): boolean;
+  /** Modules that account for balances they do not hold (the treasury): every module's moves in the block, by module, as they are made. */
+  observeMoves?(module: string, moves: readonly BalanceMove[]): void;
 }
 
 const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');

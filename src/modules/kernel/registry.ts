@@ -1,7 +1,7 @@
 // The registry of system modules: which address is which module, and the order of block hooks.
 // ChainApp routes every module transaction, eth_call and hook through it (Cosmos SDK's module
 // manager, with SetOrderBeginBlockers / SetOrderEndBlockers as `begin` and `end`).
-import type { Chain, RecordWrite } from '../../native/index.js';
+import type { BalanceMove, Chain, RecordWrite } from '../../native/index.js';
 import type { Address, BlockInfo, HookResult, SystemModule } from './module.js';
 import { decodeMessage, encodeMessage, type ModuleMessage } from './messages.js';
 
@@ -141,12 +141,23 @@ export class ModuleRegistry {
 
   /** Every module's beginBlock, in order. */
   beginBlock(block: BlockInfo): HookResult {
-    return sum(this.begin.map((m) => m.beginBlock(block)));
+    return sum(this.begin.map((m) => this.observed(m.name, m.beginBlock(block))));
   }
 
   /** Every module's endBlock, in order. */
   endBlock(block: BlockInfo): HookResult {
-    return sum(this.end.map((m) => m.endBlock(block)));
+    return sum(this.end.map((m) => this.observed(m.name, m.endBlock(block))));
+  }
+
+  /** Hands `module`'s balance moves (a hook's, or a transaction's it decided) to the modules that observe moves. */
+  observeMoves(module: string, moves: readonly BalanceMove[]): void {
+    if (moves.length === 0) return;
+    for (const m of this.modules) m.observeMoves?.(module, moves);
+  }
+
+  private observed(module: string, r: HookResult): HookResult {
+    this.observeMoves(module, r.moves);
+    return r;
   }
 
   /** Every module's changed records, module by module in registration order. */

@@ -3,18 +3,31 @@
 import type { StakingParams } from '../../params.js';
 import type { Address, EpochMember, ValidatorRecord } from './types.js';
 
+// A governance change of the epoch length applies at the first block of an epoch, which becomes
+// the anchor (`epochAnchor`: that height and its epoch); epochs then run at the new length from it.
+// Heights before the latest anchor are answered with the current length (only the head's epochs
+// are asked for by the rules).
+
+type EpochRules = Pick<StakingParams, 'epochLengthBlocks' | 'epochAnchor'>;
+
 /** The epoch a block height belongs to. */
-export function epochOfHeight(height: number, params: Pick<StakingParams, 'epochLengthBlocks'>): number {
+export function epochOfHeight(height: number, params: EpochRules): number {
+  const a = params.epochAnchor;
+  if (a && height >= a.height) return a.epoch + Math.floor((height - a.height) / params.epochLengthBlocks);
   return Math.floor(height / params.epochLengthBlocks);
 }
 
 /** First height of an epoch. */
-export function epochStartHeight(epoch: number, params: Pick<StakingParams, 'epochLengthBlocks'>): number {
+export function epochStartHeight(epoch: number, params: EpochRules): number {
+  const a = params.epochAnchor;
+  if (a && epoch >= a.epoch) return a.height + (epoch - a.epoch) * params.epochLengthBlocks;
   return epoch * params.epochLengthBlocks;
 }
 
 /** Whether `height` is the last block of its epoch (the block whose end hook calls endEpoch). */
-export function isEpochLastBlock(height: number, params: Pick<StakingParams, 'epochLengthBlocks'>): boolean {
+export function isEpochLastBlock(height: number, params: EpochRules): boolean {
+  const a = params.epochAnchor;
+  if (a && height >= a.height) return (height + 1 - a.height) % params.epochLengthBlocks === 0;
   return (height + 1) % params.epochLengthBlocks === 0;
 }
 

@@ -69,7 +69,8 @@ function assertBlockNumber(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative safe integer, got ${value}`);
 }
 
-function assertParams(p: StakingParams): void {
+/** Throws a RangeError for staking parameters the ledger cannot run with (also how governance checks a change). */
+export function assertParams(p: StakingParams): void {
   const positive: [string, number | bigint][] = [
     ['epochLengthBlocks', p.epochLengthBlocks],
     ['signedBlocksWindow', p.signedBlocksWindow],
@@ -83,6 +84,7 @@ function assertParams(p: StakingParams): void {
   if (p.maxCommissionBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareMaxBps > 10_000) {
     throw new RangeError('staking params: basis-point shares above 10000');
   }
+  if (p.rewardMultiplierMinBps > p.rewardMultiplierMaxBps) throw new RangeError('staking params: rewardMultiplierMinBps above rewardMultiplierMaxBps');
   if (p.inferenceMinersShareMaxBps < p.inferenceMinersShareBps || p.inferenceMinersShareStepBps < 0 || p.inferenceMinersShareBaseMiners < 0) {
     throw new RangeError('staking params: the miners\' share must grow from its base up to inferenceMinersShareMaxBps (step and base miners not negative)');
   }
