@@ -1,0 +1,280 @@
+// Governance end to end through viem, from wallets, on an in-process devnet (200 ms blocks,
+// 10-block epochs, short deposit and voting periods): a parameter change deposited in two parts,
+// voted by two validators with a delegator overriding its validator, passes and applies from the
+// next epoch's first block (the block gas limit in the headers, the public task minimum fee in the
+// compute module's decisions, the spot-check rate in the rules); a vetoed proposal burns its
+// deposit; a vote without quorum fails and burns it (the devnet's rule, docs/governance.md); a
+// proposal that never reaches the minimum deposit expires and is refunded; treasury spends pay
+// their recipient to the wei, at once and vested over epochs; and reverts change nothing.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  createPublicClient,
+  createWalletClient,
+  http,
+  parseEventLogs,
+  type Abi,
+  type Hash,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { startNode, type RunningNode } from '../src/node.js';
+import { governance as defaultGovernance, staking as defaultStaking, system, type GovernanceParams, type StakingParams } from '../src/params.js';
+import { epochStartHeight } from '../src/modules/staking/epoch.js';
+import { devPrivateKeys } from './support/dev-accounts.js';
+import { devnetConfig } from './support/node-config.js';
+import { repoRoot } from './support/repo.js';
+import { svcDevnet } from './support/viem-chain.js';
+
+const abi = (name: string) => JSON.parse(readFileSync(path.join(repoRoot(), 'abi', `${name}.json`), 'utf8')) as Abi;
+const GOV_ABI = abi('governance');
+const STAKING_ABI = abi('staking');
+const COMPUTE_ABI = abi('compute');
+const GOV = system.governanceAddress as Hex;
+const STAKING = system.stakingAddress as Hex;
+const COMPUTE = system.computeAddress as Hex;
+const TREASURY = system.treasuryAddress as Hex;
+const ETHER = 10n ** 18n;
+
+const GOVERNANCE: GovernanceParams = { ...defaultGovernance, depositPeriodSeconds: 6, votingPeriodSeconds: 5 };
+/** The multiplier pinned at 1x, so that every block mints the same reward. */
+const STAKING_PARAMS: StakingParams = { ...defaultStaking, epochLengthBlocks: 10, rewardMultiplierMinBps: 10_000, rewardMultiplierMaxBps: 10_000 };
+
+const keys = devPrivateKeys(8);
+const accounts: PrivateKeyAccount[] = keys.map((k) => privateKeyToAccount(k));
+/** Dev account 0: the genesis validator (1,000 tokens of its own). */
+const validatorA = accounts[0]!;
+/** Registers a second validator with 500 tokens. */
+const validatorB = accounts[1]!;
+/** Delegates 600 tokens to validator A, then votes itself. */
+const delegator = accounts[2]!;
+const proposer = accounts[3]!;
+const depositor = accounts[4]!;
+
+let node: RunningNode;
+let dataDir: string;
+let client: PublicClient;
+
+const wallet = (a: PrivateKeyAccount) => createWalletClient({ chain: svcDevnet(node.rpcUrl), transport: http(node.rpcUrl), account: a });
+
+async function send(from: PrivateKeyAccount, to: Hex, contractAbi: Abi, functionName: string, args: unknown[], value = 0n): Promise<TransactionReceipt> {
+  const hash: Hash = await wallet(from).writeContract({ address: to, abi: contractAbi, functionName, args, value, gas: 1_000_000n } as never);
+  return client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+}
+
+const gov = (from: PrivateKeyAccount, functionName: string, args: unknown[], value = 0n) => send(from, GOV, GOV_ABI, functionName, args, value);
+
+/** A call that must revert: eth_call gives its reason, and the same transaction mined reverts and changes nothing. */
+async function reverts(from: PrivateKeyAccount, functionName: string, args: unknown[], value: bigint, reason: RegExp): Promise<void> {
+  await assert.rejects(client.simulateContract({ address: GOV, abi: GOV_ABI, functionName, args, value, account: from.address } as never), reason, functionName);
+  const r = await gov(from, functionName, args, value);
+  assert.equal(r.status, 'reverted', `${functionName} mined`);
+}
+
+/** The proposal id a submission's ProposalSubmitted log carries. */
+function submittedId(r: TransactionReceipt): bigint {
+  const [e] = parseEventLogs({ abi: GOV_ABI, logs: r.logs, eventName: 'ProposalSubmitted' });
+  assert.ok(e, 'ProposalSubmitted logged');
+  return (e.args as { proposalId: bigint }).proposalId;
+}
+
+async function proposal(id: bigint) {
+  const [kind, status, who, totalDeposit, , , votingStart, votingEnd] = (await client.readContract({ address: GOV, abi: GOV_ABI, functionName: 'getProposal', args: [id] })) as [
+    string, string, string, bigint, bigint, bigint, bigint, bigint,
+  ];
+  return { kind, status, proposer: who, totalDeposit, votingStart, votingEnd };
+}
+
+async function untilStatus(id: bigint, done: (s: string) => boolean, timeoutMs = 30_000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const { status } = await proposal(id);
+    if (done(status)) return status;
+    if (Date.now() > end) throw new Error(`proposal ${id} still ${status}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function untilHeight(h: bigint): Promise<void> {
+  while ((await client.getBlockNumber({ cacheTime: 0 })) < h) await new Promise((r) => setTimeout(r, 50));
+}
+
+before(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-governance-'));
+  node = await startNode(devnetConfig(dataDir), { governanceParams: GOVERNANCE, stakingParams: STAKING_PARAMS });
+  client = createPublicClient({ chain: svcDevnet(node.rpcUrl), transport: http(node.rpcUrl), pollingInterval: 50 }) as PublicClient;
+  // Validator B (500 tokens) and a delegator of A (600 tokens); both count from the next epoch.
+  await send(validatorB, STAKING, STAKING_ABI, 'registerValidator', ['validator-b', 500, 2_000, 100], 500n * ETHER);
+  await send(delegator, STAKING, STAKING_ABI, 'delegate', [validatorA.address], 600n * ETHER);
+  const head = await client.getBlockNumber({ cacheTime: 0 });
+  const epoch = Math.floor(Number(head) / STAKING_PARAMS.epochLengthBlocks);
+  await untilHeight(BigInt(epochStartHeight(epoch + 1, STAKING_PARAMS)) + 1n);
+  const active = node.app.staking.state.validators().filter((v) => v.status === 'active').map((v) => v.address);
+  assert.deepEqual(active.sort(), [validatorA.address.toLowerCase(), validatorB.address.toLowerCase()].sort(), 'both validators bonded');
+});
+
+after(async () => {
+  await node?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('governance through wallets', () => {
+  it('a parameter change deposited in two parts, voted by two validators and an overriding delegator, applies from the next epoch', async () => {
+    const oldGas = node.app.live.chain.blockGasLimit;
+    const oldMinFee = node.app.live.compute.publicTaskMinFee;
+    const newMinFee = oldMinFee * 10n;
+    const submit = await gov(proposer, 'submitParameterChange', [
+      'Spot-check every proof',
+      'Raise the spot-check rate to 100%, the public task minimum fee tenfold and lower the block gas limit.',
+      ['compute.spotCheckBps', 'compute.publicTaskMinFee', 'chain.blockGasLimit'],
+      [10_000n, newMinFee, 250_000_000n],
+    ], 4n * ETHER);
+    assert.equal(submit.status, 'success');
+    const id = submittedId(submit);
+    assert.equal((await proposal(id)).status, 'deposit-period');
+    // Votes are refused until the minimum deposit is in.
+    await reverts(validatorA, 'vote', [id, 1], 0n, /deposit period/);
+    const dep = await gov(depositor, 'deposit', [id], 6n * ETHER);
+    const events = parseEventLogs({ abi: GOV_ABI, logs: dep.logs }).map((e) => e.eventName);
+    assert.deepEqual(events, ['ProposalDeposit', 'VotingPeriodStarted']);
+    assert.equal((await proposal(id)).status, 'voting-period');
+    assert.equal((await proposal(id)).totalDeposit, 10n * ETHER);
+
+    // A votes yes (its 1,000 and, by inheritance, its delegators'), B yes, the delegator abstains over A's vote.
+    await gov(validatorA, 'vote', [id, 1]);
+    await gov(validatorB, 'vote', [id, 1]);
+    await gov(delegator, 'vote', [id, 3]); // no...
+    await gov(delegator, 'vote', [id, 2]); // ...changed to abstain: the last vote counts
+    assert.equal(await client.readContract({ address: GOV, abi: GOV_ABI, functionName: 'getVote', args: [id, delegator.address] }), 2);
+    const [yes, abstain, no, veto] = (await client.readContract({ address: GOV, abi: GOV_ABI, functionName: 'getTally', args: [id] })) as bigint[];
+    assert.deepEqual([yes, abstain, no, veto], [1_500n * ETHER, 600n * ETHER, 0n, 0n], 'the delegator\'s 600 left A\'s yes for abstain');
+
+    const proposerBefore = await client.getBalance({ address: proposer.address });
+    const depositorBefore = await client.getBalance({ address: depositor.address });
+    assert.equal(await untilStatus(id, (s) => s !== 'voting-period'), 'passed');
+    const record = node.app.governance.proposal(Number(id))!;
+    assert.equal(record.deposits, 'refunded');
+    assert.equal(await client.getBalance({ address: proposer.address }), proposerBefore + 4n * ETHER, 'deposit returned to the wei');
+    assert.equal(await client.getBalance({ address: depositor.address }), depositorBefore + 6n * ETHER);
+    const applies = record.execution!.appliesAtEpoch!;
+    assert.equal(record.execution!.result, 'applied');
+    const firstBlock = BigInt(epochStartHeight(applies, STAKING_PARAMS));
+    // Until the epoch ends the old rules hold: a task at the old minimum fee is taken.
+    assert.equal(node.app.live.compute.spotCheckBps, 500);
+    const early = await send(proposer, COMPUTE, COMPUTE_ABI, 'submitTask', ['svc-embed-small@v1.0', 'under the old fee'], oldMinFee);
+    assert.ok(early.blockNumber < firstBlock, 'the early task landed before the change');
+    assert.equal(early.status, 'success');
+    await untilHeight(firstBlock);
+    const before = await client.getBlock({ blockNumber: firstBlock - 1n });
+    const atChange = await client.getBlock({ blockNumber: firstBlock });
+    assert.equal(before.gasLimit, BigInt(oldGas));
+    assert.equal(atChange.gasLimit, 250_000_000n, 'the first block of the epoch has the new gas limit');
+    assert.equal(node.app.live.compute.spotCheckBps, 10_000);
+    assert.equal(node.app.live.compute.publicTaskMinFee, newMinFee);
+    await assert.rejects(
+      client.simulateContract({ address: COMPUTE, abi: COMPUTE_ABI, functionName: 'submitTask', args: ['svc-embed-small@v1.0', 'under the new fee'], value: oldMinFee, account: proposer.address }),
+      /fee/i,
+      'a task at the old minimum is refused now',
+    );
+    assert.equal((await send(proposer, COMPUTE, COMPUTE_ABI, 'submitTask', ['svc-embed-small@v1.0', 'under the new fee'], oldMinFee)).status, 'reverted');
+  });
+
+  it('a vetoed proposal burns its deposit', async () => {
+    const r = await gov(proposer, 'submitText', ['Rename the chain', 'Signalling only.'], 10n * ETHER);
+    const id = submittedId(r);
+    await gov(validatorA, 'vote', [id, 4]); // 1,600 with its delegator: veto
+    await gov(validatorB, 'vote', [id, 1]);
+    const burnedBefore = node.app.governance.global.depositsBurned;
+    const heldBefore = await client.getBalance({ address: GOV });
+    const proposerBefore = await client.getBalance({ address: proposer.address });
+    assert.equal(await untilStatus(id, (s) => s !== 'voting-period'), 'vetoed');
+    const record = node.app.governance.proposal(Number(id))!;
+    assert.equal(record.deposits, 'burned');
+    const block = BigInt(record.finalHeight!);
+    assert.equal(await client.getBalance({ address: GOV, blockNumber: block }), heldBefore - 10n * ETHER, 'the module no longer holds it');
+    assert.equal(await client.getBalance({ address: proposer.address }), proposerBefore, 'nothing returned');
+    assert.equal(node.app.governance.global.depositsBurned, burnedBefore + 10n * ETHER);
+  });
+
+  it('a vote without quorum fails and burns the deposit; a proposal short of the minimum deposit expires and is refunded', async () => {
+    const r = await gov(proposer, 'submitText', ['Quiet', 'Only the delegator votes.'], 10n * ETHER);
+    const id = submittedId(r);
+    await gov(delegator, 'vote', [id, 1]); // 600 of 2,100 bonded: 28.6%, under 33.4%
+    const burnedBefore = node.app.governance.global.depositsBurned;
+    assert.equal(await untilStatus(id, (s) => s !== 'voting-period'), 'no-quorum');
+    assert.equal(node.app.governance.proposal(Number(id))!.deposits, 'burned');
+    assert.equal(node.app.governance.global.depositsBurned, burnedBefore + 10n * ETHER);
+
+    const short = await gov(depositor, 'submitText', ['Underfunded', 'Never reaches 10 tokens.'], 3n * ETHER);
+    const shortId = submittedId(short);
+    const before = await client.getBalance({ address: depositor.address });
+    assert.equal(await untilStatus(shortId, (s) => s !== 'deposit-period'), 'expired');
+    assert.equal(node.app.governance.proposal(Number(shortId))!.deposits, 'refunded');
+    assert.equal(await client.getBalance({ address: depositor.address }), before + 3n * ETHER);
+    await reverts(depositor, 'deposit', [shortId], ETHER, /expired/);
+  });
+
+  it('treasury spends pay their recipients to the wei, at once and vested over epochs', async () => {
+    const payee = '0x00000000000000000000000000000000000b0b01' as Hex;
+    const vested = '0x00000000000000000000000000000000000b0b02' as Hex;
+    const amount = 1_234_567_890_123_456_789n;
+    const parts = 3;
+    const vestedAmount = 1_000_000_000_000_000_001n; // 3 parts of 333...333 and the remainder last
+    const a = submittedId(await gov(proposer, 'submitTreasurySpend', ['Grant', 'Pays at once.', payee, amount, 0], 10n * ETHER));
+    const b = submittedId(await gov(proposer, 'submitTreasurySpend', ['Vested grant', 'Three epochs.', vested, vestedAmount, parts], 10n * ETHER));
+    for (const id of [a, b]) {
+      await gov(validatorA, 'vote', [id, 1]);
+      await gov(validatorB, 'vote', [id, 1]);
+    }
+    assert.equal(await untilStatus(a, (s) => s !== 'voting-period'), 'passed');
+    assert.equal(await untilStatus(b, (s) => s !== 'voting-period'), 'passed');
+    const paidAt = node.app.governance.proposal(Number(a))!.finalHeight!;
+    await untilHeight(BigInt(paidAt));
+    assert.equal(await client.getBalance({ address: payee, blockNumber: BigInt(paidAt) }), amount, 'paid in the block that executed it');
+    assert.equal(await client.getBalance({ address: payee, blockNumber: BigInt(paidAt - 1) }), 0n);
+    // The vested one: a part at the first block of each of the next three epochs.
+    const execEpoch = Math.floor(node.app.governance.proposal(Number(b))!.finalHeight! / STAKING_PARAMS.epochLengthBlocks);
+    const starts = [1, 2, 3].map((k) => BigInt(epochStartHeight(execEpoch + k, STAKING_PARAMS)));
+    await untilHeight(starts[2]!);
+    const part = vestedAmount / BigInt(parts);
+    assert.equal(await client.getBalance({ address: vested, blockNumber: starts[0]! - 1n }), 0n);
+    assert.equal(await client.getBalance({ address: vested, blockNumber: starts[0]! }), part);
+    assert.equal(await client.getBalance({ address: vested, blockNumber: starts[1]! }), 2n * part);
+    assert.equal(await client.getBalance({ address: vested, blockNumber: starts[2]! }), vestedAmount, 'the last part carries the remainder');
+    // The treasury's accounts: its balance equals inflows - outflows at the head, and the spends are the outflows.
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    await node.app.settled();
+    const t = node.app.governance.treasury();
+    const [balance, inflows, outflows] = (await client.readContract({ address: GOV, abi: GOV_ABI, functionName: 'getTreasury', blockNumber: head })) as bigint[];
+    assert.equal(t.outflows.spends, amount + vestedAmount);
+    assert.equal(balance, inflows! - outflows!);
+    assert.ok(t.inflows.blockRewards! > 0n);
+    assert.equal(await client.getBalance({ address: TREASURY }), node.app.governance.treasury().balance, 'the account holds what the accounts say');
+  });
+
+  it('bad calls revert with a reason and change nothing', async () => {
+    const next = node.app.governance.global.nextProposalId;
+    const cases: [string, unknown[], bigint, RegExp][] = [
+      ['submitParameterChange', ['t', 'd', ['compute.noSuchParam'], [1n]], ETHER, /not a governable parameter/],
+      ['submitParameterChange', ['t', 'd', ['compute.spotCheckBps'], [10_001n]], ETHER, /must lie in/],
+      ['submitParameterChange', ['t', 'd', ['staking.treasuryShareBps'], [9_000n]], ETHER, /above 10000/],
+      ['submitParameterChange', ['t', 'd', ['compute.spotCheckBps'], []], ETHER, /names and/],
+      ['submitModelRetirement', ['t', 'd', 'svc-nothing@v1.0'], ETHER, /not approved/],
+      ['submitTreasurySpend', ['t', 'd', TREASURY, 1n, 0], ETHER, /treasury itself/],
+      ['submitText', ['', 'd'], ETHER, /title is empty/],
+      ['vote', [9_999n, 1], 0n, /not found/],
+      ['vote', [1n, 1], 0n, /passed/],
+      ['vote', [1n, 5], 0n, /passed/],
+      ['deposit', [1n], ETHER, /passed/],
+    ];
+    const before = await client.getBalance({ address: GOV });
+    for (const [fn, args, value, reason] of cases) await reverts(proposer, fn, args, value, reason);
+    assert.equal(await client.getBalance({ address: GOV }), before, 'no deposit kept from a reverted call');
+    assert.equal(node.app.governance.global.nextProposalId, next);
+  });
+});
