@@ -43,6 +43,7 @@ const MULTICALL3 = Buffer.from(chainParams.multicall3Address.slice(2), 'hex');
 const STAKING = Buffer.from(systemParams.stakingAddress.slice(2), 'hex');
 const TREASURY = Buffer.from(systemParams.treasuryAddress.slice(2), 'hex');
 const COMPUTE = Buffer.from(systemParams.computeAddress.slice(2), 'hex');
+const GOVERNANCE = Buffer.from(systemParams.governanceAddress.slice(2), 'hex');
 
 /** viem's Multicall3 creation bytecode, read from its sources (viem exports it from no entry point). */
 function viemMulticall3Bytecode(): string {
@@ -96,7 +97,7 @@ describe('built-in genesis of the devnet', () => {
 
   it('allocates the 10 dev accounts, Multicall3, the system modules and the faucet, sorted by address', () => {
     const g = devGenesis('devnet');
-    assert.equal(g.alloc.length, 15);
+    assert.equal(g.alloc.length, 16);
     assert.equal(g.alloc.find((a) => a.address.equals(faucetAccount().addressBytes))!.balance, faucetParams.genesisBalance);
     const staking = g.alloc.find((a) => a.address.equals(STAKING))!;
     assert.equal(staking.balance, systemParams.devGenesisValidator.selfStake, 'the module holds the genesis self stake');
@@ -107,6 +108,9 @@ describe('built-in genesis of the devnet', () => {
     const computeModule = g.alloc.find((a) => a.address.equals(COMPUTE))!;
     assert.equal(computeModule.balance, 0n);
     assert.deepEqual(computeModule.code, Buffer.from([0xfe]));
+    const governanceModule = g.alloc.find((a) => a.address.equals(GOVERNANCE))!;
+    assert.equal(governanceModule.balance, 0n);
+    assert.deepEqual(governanceModule.code, Buffer.from([0xfe]));
     const sorted = [...g.alloc].sort((a, b) => Buffer.compare(a.address, b.address));
     assert.deepEqual(g.alloc, sorted);
     for (const account of devAccounts()) {
@@ -169,9 +173,9 @@ describe('built-in genesis of the testnet: no public key holds anything', () => 
     assert.equal(balanceOf(FAUCET), faucetParams.genesisBalance);
     assert.equal(balanceOf(systemParams.stakingAddress), systemParams.devGenesisValidator.selfStake);
     // The validator, the faucet, Multicall3 and the three system modules.
-    assert.equal(spec.alloc.length, 6);
+    assert.equal(spec.alloc.length, 7);
     const { faucetAddress: _, ...withoutFaucet } = testnet;
-    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 5, 'no faucet address, no faucet account');
+    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 6, 'no faucet address, no faucet account');
   });
 
   it('is a function of the configuration: the same settings give the same genesis, other settings another', () => {
@@ -277,19 +281,20 @@ describe('mainnet genesis', () => {
       assert.equal(g.timestamp, 1767225600);
       assert.equal(g.gasLimit, chainParams.blockGasLimit);
       assert.equal(g.extraData.toString(), 'svc');
-      // The file's two accounts, Multicall3, and the staking module, treasury and compute module (empty: no validators given).
-      assert.equal(g.alloc.length, 6);
+      // The file's two accounts, Multicall3, and the staking, treasury, compute and governance accounts (empty: no validators given).
+      assert.equal(g.alloc.length, 7);
       assert.ok(g.alloc[0]!.address.equals(STAKING) && g.alloc[0]!.balance === 0n);
       assert.ok(g.alloc[1]!.address.equals(TREASURY));
       assert.ok(g.alloc[2]!.address.equals(COMPUTE) && g.alloc[2]!.balance === 0n);
-      assert.equal(g.alloc[3]!.balance, 10n ** 21n);
-      const second = g.alloc[4]!;
+      assert.ok(g.alloc[3]!.address.equals(GOVERNANCE) && g.alloc[3]!.balance === 0n);
+      assert.equal(g.alloc[4]!.balance, 10n ** 21n);
+      const second = g.alloc[5]!;
       assert.equal(second.balance, 16n);
       assert.equal(second.nonce, 1n);
       assert.equal(second.code!.toString('hex'), '6000');
       assert.equal(second.storage![0]!.slot.toString('hex'), '00'.repeat(31) + '01');
       assert.equal(second.storage![0]!.value.toString('hex'), '00'.repeat(31) + '2a');
-      assert.ok(g.alloc[5]!.address.equals(MULTICALL3));
+      assert.ok(g.alloc[6]!.address.equals(MULTICALL3));
       for (const account of devAccounts()) assert.ok(!g.alloc.some((a) => a.address.equals(account.addressBytes)));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -302,7 +307,7 @@ describe('mainnet genesis', () => {
       9001,
       'inline',
     );
-    const own = g.alloc.filter((a) => !a.address.equals(STAKING) && !a.address.equals(TREASURY) && !a.address.equals(COMPUTE));
+    const own = g.alloc.filter((a) => !a.address.equals(STAKING) && !a.address.equals(TREASURY) && !a.address.equals(COMPUTE) && !a.address.equals(GOVERNANCE));
     assert.equal(own.length, 1);
     assert.equal(own[0]!.balance, 5n);
     assert.equal(own[0]!.initCode, undefined);
