@@ -19,6 +19,7 @@ export const CATEGORIES = [
   'Gas Oracle',
   'Leaderboard',
   'Compute',
+  'Governance',
   'Batch',
   'Authentication',
   'Watchlist',

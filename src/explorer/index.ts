@@ -1,5 +1,5 @@
 // The explorer inside the node: the indexer following committed blocks, accounts and access
-// control, the 17 categories of routes, and the Etherscan-compatible /api, on --explorer-port.
+// control, the 18 categories of routes, and the Etherscan-compatible /api, on --explorer-port.
 import type { Logger } from 'pino';
 import type { NodeServices } from '../services.js';
 import { TrustedProxies } from '../net/client-ip.js';
@@ -16,6 +16,7 @@ import { blockRoutes } from './routes/blocks.js';
 import { computeRoutes } from './routes/compute.js';
 import { contractsRoutes } from './routes/contracts.js';
 import { gasOracleRoutes } from './routes/gas-oracle.js';
+import { governanceRoutes } from './routes/governance.js';
 import { healthRoutes } from './routes/health.js';
 import { leaderboardRoutes } from './routes/leaderboard.js';
 import { networkRoutes } from './routes/network.js';
@@ -38,6 +39,7 @@ export const PUBLIC_ROUTES: RouteModule[] = [
   gasOracleRoutes,
   leaderboardRoutes,
   computeRoutes,
+  governanceRoutes,
   batchRoutes,
   healthRoutes,
   searchRoutes,

@@ -58,3 +58,20 @@ export function keysetPage<E extends { key: Buffer }, T>(
     prev: first && hasNewer ? encodeCursor({ after: first.key.toString('hex'), direction: 'newer' }) : null,
   };
 }
+
+/**
+ * A keyset page over a list held in memory (a module's records), sorted by `key` descending.
+ * Every key has `keyBytes` bytes; a cursor whose key has another length is refused with 400.
+ */
+export function listPage<E extends { key: Buffer }, T>(cursor: Cursor | undefined, limit: number, sorted: readonly E[], keyBytes: number, map: (e: E) => T): Page<T> {
+  if (cursor && cursor.after.length !== keyBytes * 2) throw new BadRequestError('cursor is not valid: use `next` or `prev` from a previous page');
+  return keysetPage(
+    cursor,
+    limit,
+    (from, n, older) => {
+      if (older) return (from ? sorted.filter((e) => e.key.compare(from) < 0) : sorted).slice(0, n);
+      return sorted.filter((e) => e.key.compare(from!) > 0).slice(-n).reverse();
+    },
+    map,
+  );
+}

@@ -7,6 +7,7 @@ import { Server as SocketServer, type Socket } from 'socket.io';
 import type { ProducedBlock } from '../../native/index.js';
 import { ws as wsParams } from '../../params.js';
 import { ValidatorWatch } from '../../modules/staking/changes.js';
+import { explorerProposalEventView } from '../handlers/governance.js';
 import { validatorView } from '../handlers/network.js';
 import { addressKey } from '../indexer/records.js';
 import type { ExplorerServices } from '../definition.js';
@@ -99,7 +100,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
   const sweep = setInterval(dropSlow, SLOW_SWEEP_MS);
   sweep.unref();
 
-  const publishBlock = (number: number, validatorChanges: Record<string, unknown>[]): void => {
+  const publishBlock = (number: number, validatorChanges: Record<string, unknown>[], proposalEvents: Record<string, unknown>[]): void => {
     const { chain } = node;
     if (members('blocks:new_block') > 0) {
       const block = chain.getBlockSummary({ number });
@@ -149,6 +150,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
       }
     }
     for (const change of validatorChanges) publish('validators:changes', FIXED_ROOMS['validators:changes'], change);
+    for (const event of proposalEvents) publish('governance:proposals', FIXED_ROOMS['governance:proposals'], event);
     dropSlow();
   };
 
@@ -175,6 +177,15 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     } catch (err) {
       feedLog.error({ err, number }, 'live feed could not read validator changes');
     }
+    // Governance events too are the last committed block's, read now and published in block order.
+    let proposalEvents: Record<string, unknown>[] = [];
+    try {
+      if (members('governance:proposals') > 0) {
+        proposalEvents = node.app.governance.lastBlockEvents.filter((e) => e.height === number).map(explorerProposalEventView);
+      }
+    } catch (err) {
+      feedLog.error({ err, number }, 'live feed could not read governance events');
+    }
     queue = queue
       .then(async () => {
         if (closed) return;
@@ -184,7 +195,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
           feedLog.warn({ number, indexed: indexer.indexedHeight() }, 'live feed: block not indexed, not published');
           return;
         }
-        publishBlock(number, changes);
+        publishBlock(number, changes, proposalEvents);
       })
       .catch((err: unknown) => feedLog.error({ err, number }, 'live feed could not publish a block'));
   };

@@ -6,6 +6,7 @@ export const FIXED_ROOMS = {
   'transactions:new_transaction': 'new_transaction',
   'transactions:new_pending_transaction': 'new_pending_transaction',
   'validators:changes': 'validator_change',
+  'governance:proposals': 'proposal_event',
 } as const;
 import { SvcError } from '../../errors.js';
 

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { rpcProofView } from '../svc/compute.js';
+import { rpcProposalEventView } from '../svc/governance.js';
 import { checksumAddress } from '../../chain/address.js';
 import type { NodeServices } from '../../services.js';
 import type { Address, EpochSnapshot } from '../../modules/staking/types.js';
@@ -22,12 +23,13 @@ export const SUBSCRIPTION_KINDS = [
   'svcNewEpochs',
   'svcValidatorStatus',
   'svcInferenceProofs',
+  'svcProposals',
 ] as const;
 export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 
 /** What a subscription asked for beyond its kind. */
 export type SubscriptionFilter =
-  | { kind: 'newHeads' | 'syncing' | 'svcNewEpochs' }
+  | { kind: 'newHeads' | 'syncing' | 'svcNewEpochs' | 'svcProposals' }
   | { kind: 'logs'; criteria: LogMatcher }
   | { kind: 'newPendingTransactions'; fullTransactions: boolean }
   | { kind: 'svcValidatorStatus'; validators: Set<Address> | null }
@@ -206,6 +208,18 @@ export class SubscriptionHub {
         );
         this.fanOut('svcValidatorStatus', subs, json);
       }
+    }
+
+    this.deliverProposals(number);
+  }
+
+  /** svcProposals: each governance event of the block, in the order the block made them. */
+  private deliverProposals(number: number): void {
+    const subs = this.byKind.get('svcProposals')!;
+    if (subs.size === 0) return;
+    for (const e of this.services.app.governance.lastBlockEvents) {
+      if (e.height !== number) continue;
+      this.fanOut('svcProposals', subs, JSON.stringify(rpcProposalEventView(e)));
     }
   }
 
