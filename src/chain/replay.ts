@@ -7,7 +7,15 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { core, type Chain } from '../native/index.js';
 import { SvcError } from '../errors.js';
-import { compute as defaultComputeParams, rpc as rpcParams, staking as defaultStakingParams, type ComputeParams, type StakingParams } from '../params.js';
+import {
+  compute as defaultComputeParams,
+  governance as defaultGovernanceParams,
+  rpc as rpcParams,
+  staking as defaultStakingParams,
+  type ComputeParams,
+  type GovernanceParams,
+  type StakingParams,
+} from '../params.js';
 import { appGenesis, ChainApp, type Proposal } from './app.js';
 import { createNodeEvents } from './events.js';
 import type { NetworkGenesis } from './genesis.js';
@@ -23,6 +31,7 @@ export interface ReplayOptions {
   chainId: number;
   stakingParams?: StakingParams;
   computeParams?: ComputeParams;
+  governanceParams?: GovernanceParams;
   log: Logger;
   /** Replays up to this height (default: the source's head). */
   toHeight?: number;
@@ -71,6 +80,7 @@ export async function replayChain(o: ReplayOptions): Promise<ReplayResult> {
       appGenesis(o.genesis),
       o.log.child({ module: 'app' }),
       o.computeParams ?? defaultComputeParams,
+      o.governanceParams ?? defaultGovernanceParams,
     );
     const last = Math.min(o.toHeight ?? Number.MAX_SAFE_INTEGER, source.head().number);
     for (let height = 1; height <= last; height++) {
