@@ -46,6 +46,8 @@ export const GOVERNANCE_ABI = JSON.parse(readFileSync(new URL('../../../../abi/g
 
 const GOVERNANCE: Address = system.governanceAddress as Address;
 const TREASURY: Address = system.treasuryAddress as Address;
+/** The other system modules' accounts: each balance is what its module's records owe, so a spend must not pay into one. */
+const MODULE_ACCOUNTS: ReadonlySet<string> = new Set([system.stakingAddress, system.computeAddress, system.governanceAddress].map((a) => a.toLowerCase()));
 const EVENTS = new Map((GOVERNANCE_ABI.filter((e) => e.type === 'event') as AbiEvent[]).map((e) => [e.name, e]));
 const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');
 const MODEL_ID = /^[a-z0-9][a-z0-9-]{0,62}@v[0-9]{1,4}\.[0-9]{1,4}$/;
@@ -387,6 +389,7 @@ export class GovernanceModule implements SystemModule {
         const to = recipient.toLowerCase() as Address;
         if (/^0x0{40}$/.test(to)) return { ok: false, reason: 'the recipient is the zero address' };
         if (to === TREASURY) return { ok: false, reason: 'the recipient is the treasury itself' };
+        if (MODULE_ACCOUNTS.has(to)) return { ok: false, reason: `the recipient ${to} is a system module's account` };
         return this.submit(from, call.value, title, description, { kind: 'treasury-spend', spend: { recipient: to, amount, vestingEpochs } }, ctx, encode);
       }
       case 'submitText': {
