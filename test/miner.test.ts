@@ -15,10 +15,11 @@ import {
   type Hex, type InferenceProofJson, type MinerRegistrationJson, type TaskJson,
 } from '../src/modules/compute/wire.js';
 import { inferenceAddon, type HardwareInfo, type InferenceOutput, type ModelInfo } from '../src/native/inference.js';
-import type { InferenceEngine, ModelRunner } from '../src/miner/engine.js';
+import { servableModels, type InferenceEngine, type ModelRunner } from '../src/miner/engine.js';
+import type { FilePins } from '../src/inference/pins.js';
 import { MAX_PROOFS_PER_TASK, Miner, MinerConfigError } from '../src/miner/miner.js';
 import { ModelCache } from '../src/miner/model-cache.js';
-import { RpcClient } from '../src/miner/rpc-client.js';
+import { RpcClient, type ApprovedModelJson } from '../src/miner/rpc-client.js';
 import { initialStats, statusText, type MinerReporter, type MinerStats } from '../src/miner/status.js';
 import { deriveKeys, generateWallet, minerKeys } from '../src/miner/wallet.js';
 import { SMALL, missingInferenceAddon, missingSmallModel, requireOrSkip, testModelDir } from './support/inference.js';
@@ -82,6 +83,8 @@ class FakeValidator {
   private readonly held = new Set<string>();
   /** Answer the next N requests with HTTP 503. */
   failNext = 0;
+  /** svc_getApprovedModels' answer; null: the method is not served (an older node). */
+  approved: ApprovedModelJson[] | null = null;
   block = 100;
   private appliesAt = new Map<string, number>();
   private server: Server;
@@ -181,6 +184,9 @@ class FakeValidator {
         this.held.add(proof.task_id);
         return { result: { proof_id: hexOf(Buffer.alloc(32, this.proofs.length)), status: 'pending', flops: String(proof.flops) } };
       }
+      case 'svc_getApprovedModels':
+        if (this.approved === null) throw { code: -32601, message: 'Method not found' };
+        return { result: this.approved };
       case 'svc_getInferenceMiner': {
         const accepted = this.proofs.filter((p) => !this.reject.has(p.task_id)).length;
         return {
@@ -291,6 +297,8 @@ const FAKE_MODELS = [fakeModel(SMALL, 'Cold', 512), fakeModel(MEDIUM, 'Cold', 51
 
 class FakeEngine implements InferenceEngine {
   readonly loads: string[] = [];
+  /** The pins each load was given (null: the registry's). */
+  readonly loadPins: (FilePins | null)[] = [];
   readonly batches: { model: string; inputs: string[] }[] = [];
   constructor(readonly hardware: HardwareInfo, readonly models: ModelInfo[] = FAKE_MODELS) {}
   listModels(): ModelInfo[] {
@@ -299,8 +307,9 @@ class FakeEngine implements InferenceEngine {
   detectHardware(): HardwareInfo {
     return this.hardware;
   }
-  async load(model: ModelInfo): Promise<ModelRunner> {
+  async load(model: ModelInfo, pins?: FilePins | null): Promise<ModelRunner> {
     this.loads.push(model.id);
+    this.loadPins.push(pins ?? null);
     return {
       infer: async (inputs) => {
         this.batches.push({ model: model.id, inputs });
@@ -445,6 +454,86 @@ describe('the mining loop', () => {
       await miner.stop();
       await node.stop();
     }
+  });
+
+  it('follows the chain\'s models: registers again for a model governance pinned, loads it by those pins, drops it when retired', async () => {
+    const node = new FakeValidator();
+    const url = await node.start();
+    const keys = deriveKeys(bytesOf(generateWallet().privateKey));
+    const engine = new FakeEngine(COLD);
+    const reporter = new Recorder();
+    const chainModel = (id: string, extra: Partial<ApprovedModelJson> = {}): ApprovedModelJson => ({
+      id, tier: 'Cold', dims: 8, status: 'approved', refusedFromBlock: null, approvedAtBlock: 0, approvedBy: null, files: null, pinnedBy: 'registry', ...extra,
+    });
+    const pinned = { weights: { sha256: 'aa'.repeat(32), size: 10 }, tokenizer: { sha256: 'bb'.repeat(32), size: 5 } };
+    const medium = chainModel(MEDIUM, {
+      approvedAtBlock: 120, approvedBy: 1, pinnedBy: 'governance',
+      files: [{ name: 'model.safetensors', ...pinned.weights }, { name: 'tokenizer.json', ...pinned.tokenizer }],
+    });
+    node.approved = [chainModel(SMALL)];
+    const miner = new Miner({ keys, rpc: new RpcClient(url), engine, reporter, pollIntervalMs: 20, modelsRefreshMs: 50 });
+    try {
+      const running = miner.run();
+      await waitFor('a registration', () => node.registrations.length === 1);
+      assert.deepEqual(node.registrations[0]!.models, [SMALL]);
+
+      // Approved by governance with pinned files (the registry pins none for it): registered, its tasks proven.
+      node.approved = [chainModel(SMALL), medium];
+      await waitFor('a registration with the approved model', () => node.registrations.length === 2);
+      assert.deepEqual(node.registrations[1]!.models, [SMALL, MEDIUM]);
+      assert.ok(node.registrations[1]!.sequence > node.registrations[0]!.sequence);
+      await assertRegistrationSigned(node.registrations[1]!, keys.address);
+      node.tasks = [task(1, 'one', MEDIUM), task(2, 'two')];
+      await waitFor('both proofs', () => node.proofs.length === 2);
+      const i = engine.loads.indexOf(MEDIUM);
+      assert.deepEqual(engine.loadPins[i], pinned, 'loaded by the chain\'s pins');
+      assert.equal(engine.loadPins[engine.loads.indexOf(SMALL)], null, 'a genesis model by the registry\'s');
+      assert.ok(reporter.lines.some((l) => /added svc-embed-medium@v1\.0 \(files pinned by governance\)/.test(l)));
+
+      // Retiring: still served until the block before its refusal block, then dropped and registered without.
+      node.approved = [chainModel(SMALL), { ...medium, status: 'retiring', refusedFromBlock: node.block + 40 }];
+      const polls = node.count('svc_getApprovedModels');
+      await waitFor('the retiring model read', () => node.count('svc_getApprovedModels') >= polls + 2);
+      assert.equal(node.registrations.length, 2, 'a retiring model is still served');
+      await waitFor('a registration without the retired model', () => node.registrations.length === 3, 10_000);
+      assert.deepEqual(node.registrations[2]!.models, [SMALL]);
+      assert.ok(node.block + 1 >= node.approved[1]!.refusedFromBlock!, 'dropped once the next block refuses its proofs');
+      assert.deepEqual(miner.models, [SMALL]);
+      node.tasks = [...node.tasks, task(3, 'three', MEDIUM), task(4, 'four')];
+      await waitFor('the small task', () => node.proofs.some((p) => p.task_id === task(4, 'four').task_id));
+      const after = node.count('svc_getInferenceTasks');
+      await waitFor('more polls', () => node.count('svc_getInferenceTasks') >= after + 5);
+      assert.ok(!node.proofs.some((p) => p.task_id === task(3, 'three', MEDIUM).task_id), 'no task of a retired model is taken');
+      assert.ok(reporter.lines.some((l) => /dropped svc-embed-medium@v1\.0 \(retired\)/.test(l)));
+      await miner.stop();
+      await running;
+    } finally {
+      await miner.stop();
+      await node.stop();
+    }
+  });
+
+  it('servableModels: the chain\'s list merged with the registry, hot models kept less retired ones, tiers respected', () => {
+    const chain = (id: string, status: ApprovedModelJson['status'], tier: ApprovedModelJson['tier'] = 'Cold', files: ApprovedModelJson['files'] = null): ApprovedModelJson => ({
+      id, tier, dims: 8, status, refusedFromBlock: status === 'approved' ? null : 50, approvedAtBlock: 0, approvedBy: null, files, pinnedBy: files ? 'governance' : 'registry',
+    });
+    const files = [{ name: 'model.safetensors', sha256: 'AA'.repeat(32), size: 1 }, { name: 'tokenizer.json', sha256: 'bb'.repeat(32), size: 2 }];
+    // No chain list (an older node): the registry's pinned models of the tier, or the hot list.
+    assert.deepEqual(servableModels(FAKE_MODELS, WARM, [], null).models, [SMALL, CLASSIFY]);
+    assert.deepEqual(servableModels(FAKE_MODELS, WARM, [CLASSIFY], null).models, [CLASSIFY]);
+    // Only what the chain approves; an unpinned model counts once the chain pins it (digests in lower case).
+    const s = servableModels(FAKE_MODELS, WARM, [], [chain(SMALL, 'approved'), chain(MEDIUM, 'approved', 'Cold', files)]);
+    assert.deepEqual(s.models, [SMALL, MEDIUM]);
+    assert.equal(s.pins.get(MEDIUM)!.weights.sha256, 'aa'.repeat(32));
+    assert.equal(servableModels(FAKE_MODELS, WARM, [], [chain(MEDIUM, 'approved')]).models.length, 0, 'approved but pinned nowhere');
+    // Retired (or due to be refused by the next block) is dropped, hot models included.
+    assert.deepEqual(servableModels(FAKE_MODELS, WARM, [SMALL, CLASSIFY], [chain(SMALL, 'approved'), chain(CLASSIFY, 'retired', 'Warm')]), {
+      models: [SMALL], pins: new Map(), retired: [CLASSIFY],
+    });
+    assert.deepEqual(servableModels(FAKE_MODELS, WARM, [], [chain(SMALL, 'approved'), chain(CLASSIFY, 'retiring', 'Warm')], 48).models, [SMALL, CLASSIFY]);
+    assert.deepEqual(servableModels(FAKE_MODELS, WARM, [], [chain(SMALL, 'approved'), chain(CLASSIFY, 'retiring', 'Warm')], 49).models, [SMALL]);
+    // The chain's tier, when it asks more than the registry's, keeps a lower tier out (its registration would be refused).
+    assert.deepEqual(servableModels(FAKE_MODELS, COLD, [], [chain(SMALL, 'approved', 'Warm')]).models, []);
   });
 
   it('refuses hot models it cannot load', () => {

@@ -1,6 +1,8 @@
 // The node's compute service: resolves the compute mode at start, announces it for the node's
 // validator, and runs what the mode needs: the proof-of-work search (pow), or the models, proof
 // intake and spot-checks (inference). Consensus effects all go through the compute module's queues.
+// In inference mode the models follow the chain: after each block, models governance approved are
+// loaded and retired ones dropped (NodeModelSet.observe), without a restart.
 import type { Logger } from 'pino';
 import type { ChainApp } from '../chain/app.js';
 import type { NodeEvents } from '../chain/events.js';
@@ -10,7 +12,7 @@ import { epochOfHeight } from '../modules/staking/epoch.js';
 import type { Address } from '../modules/compute/types.js';
 import type { ComputeModeSetting } from '../params.js';
 import { ComputeIntake, ProofPrecheck } from './intake.js';
-import { resolveComputeMode, type NodeModels } from './models.js';
+import { chainModelsOf, resolveComputeMode, type ChainModels, type NodeModelSet } from './models.js';
 import { PowMiner, type PowStats } from './pow-miner.js';
 import { SpotChecker } from './spot-checker.js';
 
@@ -31,17 +33,22 @@ export interface NodeComputeOptions {
 }
 
 export class NodeCompute {
-  private readonly onBlock = (): void => this.spotChecker?.poll();
+  private readonly onBlock = (): void => {
+    this.spotChecker?.poll();
+    if (this.models && this.chainModels) this.models.observe(this.chainModels());
+  };
 
   private constructor(
     /** `none`: pow mode with no search thread (--pow-threads 0). */
     readonly mode: 'pow' | 'inference' | 'none',
     readonly reason: string,
     readonly intake: ComputeIntake,
-    readonly models: NodeModels | null,
+    readonly models: NodeModelSet | null,
     readonly powMiner: PowMiner | null,
     readonly spotChecker: SpotChecker | null,
     private readonly events: NodeEvents,
+    /** The chain's approved models and pins at the last commit (inference mode). */
+    private readonly chainModels: (() => ChainModels) | null = null,
   ) {
     events.on('block', this.onBlock);
   }
@@ -55,6 +62,7 @@ export class NodeCompute {
       modelDir: o.modelDir,
       ...(o.models ? { models: o.models } : {}),
       params: compute.params,
+      chain: chainModelsOf(compute),
       log,
     });
     const mode = resolved.mode === 'pow' && o.powThreads === 0 ? 'none' : resolved.mode;
@@ -73,8 +81,10 @@ export class NodeCompute {
       miner.start();
     } else if (mode === 'inference') {
       checker = new SpotChecker(compute, resolved.models!, log);
+      const spotChecker = checker;
+      resolved.models!.onChange = () => spotChecker.modelsChanged();
     }
-    return new NodeCompute(mode, reason, intake, resolved.models, miner, checker, o.events);
+    return new NodeCompute(mode, reason, intake, resolved.models, miner, checker, o.events, mode === 'inference' ? () => chainModelsOf(compute) : null);
   }
 
   powStats(): PowStats | null {
@@ -84,6 +94,7 @@ export class NodeCompute {
   async stop(): Promise<void> {
     this.events.off('block', this.onBlock);
     await this.powMiner?.stop();
+    this.models?.close();
     await this.spotChecker?.idle();
   }
 }

@@ -297,6 +297,11 @@ export class ComputeIntake {
     const head = this.head();
     if (validator !== this.validator) reject('WRONG_VALIDATOR', `the proof names validator ${validator}; this node submits for ${this.validator}`);
     if (!this.compute.isApproved(modelId)) reject('MODEL_NOT_APPROVED', `model ${modelId} is not approved (approved: ${this.compute.approvedModels.join(', ')})`);
+    // A retiring model: the next block, where the proof would go, may be the first that refuses it.
+    const refusedFrom = this.compute.modelRegistry().find((r) => r.id === modelId)?.refusedFromHeight;
+    if (refusedFrom !== undefined && refusedFrom <= head.number + 1) {
+      reject('MODEL_NOT_APPROVED', `model ${modelId} was retired by governance: its proofs are refused from block ${refusedFrom}`);
+    }
     const m = this.compute.miner(miner);
     if (!m) reject('MINER_NOT_REGISTERED', `miner ${miner} is not registered (svc_registerMiner, then wait for the next block)`);
     if (m!.publicKey !== publicKey) reject('KEY_MISMATCH', `public_key is not the key registered for ${miner}`);

@@ -56,6 +56,12 @@ export class SpotChecker {
     }
   }
 
+  /** The node's models changed (governance approved one, or retired one): checks it could not run are tried again. */
+  modelsChanged(): void {
+    this.unservable.clear();
+    this.poll();
+  }
+
   /** Waits for the checks in flight (shutdown, tests). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await new Promise((r) => setTimeout(r, 10));

@@ -4,19 +4,25 @@
 // not retried; an unreachable validator is retried with exponential backoff. The validator hides a
 // task once it holds an accepted proof for it, so a task listed again after its proof was accepted
 // was lost by the validator (it restarted before a block took the proof): it is proven again, up to
-// MAX_PROOFS_PER_TASK times.
+// MAX_PROOFS_PER_TASK times. The models it serves follow the chain (svc_getApprovedModels, read at
+// start, at each new epoch and at least every MODELS_REFRESH_MS): a model governance approves is
+// registered for and loaded by the files its approval pins, a retired one is dropped, and the miner
+// registers again (higher sequence) whenever that set changes.
 import { SvcError } from '../errors.js';
 import type { GpuTierName, TaskJson } from '../modules/compute/wire.js';
-import type { InferenceOutput } from '../native/inference.js';
-import { isPinned, type InferenceEngine } from './engine.js';
+import type { HardwareInfo, InferenceOutput, ModelInfo } from '../native/inference.js';
+import { pinsKey, type FilePins } from '../inference/pins.js';
+import { isPinned, servableModels, type InferenceEngine } from './engine.js';
 import { ModelCache } from './model-cache.js';
-import { REJECTED, RpcError, ValidatorUnreachableError, type InferenceTasks, type MinerRpc } from './rpc-client.js';
+import { METHOD_NOT_FOUND, REJECTED, RpcError, ValidatorUnreachableError, type ApprovedModelJson, type InferenceTasks, type MinerRpc } from './rpc-client.js';
 import { formatRewards, type MinerReporter } from './status.js';
 import { signProof, signRegistration, type MinerKeys, type ProofResult } from './wallet.js';
 
 export const DEFAULT_POLL_INTERVAL_MS = 10_000;
 /** Proofs the miner sends for one task at most, counting those the validator lost. */
 export const MAX_PROOFS_PER_TASK = 3;
+/** Longest time between two reads of the chain's models (they are read at each new epoch too). */
+export const MODELS_REFRESH_MS = 30_000;
 
 /** A configuration the miner cannot work with (the CLI exits 2). */
 export class MinerConfigError extends SvcError {
@@ -41,6 +47,8 @@ export interface MinerOptions {
   /** --max-memory in MB; 0 = no cap beyond the tier. */
   maxMemoryMb?: number;
   pollIntervalMs?: number;
+  /** Longest time between two reads of svc_getApprovedModels (default MODELS_REFRESH_MS). */
+  modelsRefreshMs?: number;
   backoff?: Partial<BackoffOptions>;
   /** Attempts for a proof the validator answers with an error other than a rejection. */
   maxSubmitAttempts?: number;
@@ -65,8 +73,7 @@ export class Miner {
   readonly tier: GpuTierName;
   /** The backend the models run on (`auto` resolved). */
   readonly backend: string;
-  /** The models this miner registers for, takes tasks for, and may load. */
-  readonly models: readonly string[];
+  /** --hot-models as given (the chain's retired ones are dropped from what is served). */
   readonly hotModels: readonly string[];
 
   private readonly keys: MinerKeys;
@@ -74,7 +81,24 @@ export class Miner {
   private readonly reporter: MinerReporter;
   private readonly cache: ModelCache;
   private readonly pollIntervalMs: number;
+  private readonly modelsRefreshMs: number;
   private readonly backoff: BackoffOptions;
+  /** The addon's registry and this machine's hardware. */
+  private readonly all: ModelInfo[];
+  private readonly hardware: HardwareInfo;
+  /** The models served now, and their key (ids and pins) to tell a change. */
+  private served: readonly string[];
+  private servedKey: string;
+  /** When the chain's models were last read, and at which epoch; the latest epoch the validator said. */
+  private modelsReadAt = 0;
+  private modelsEpoch = -1;
+  private epoch = -1;
+  /** Whether the validator serves svc_getApprovedModels (an older node does not: the registry's list is used). */
+  private chainModels = true;
+  /** The chain's models as last read (null: not served), and the head the validator last reported. */
+  private lastChain: ApprovedModelJson[] | null = null;
+  private head = 0;
+  private retired = new Set<string>();
   private readonly maxSubmitAttempts: number;
   private readonly abort = new AbortController();
 
@@ -100,11 +124,14 @@ export class Miner {
     this.rpc = opts.rpc;
     this.reporter = opts.reporter;
     this.pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.modelsRefreshMs = opts.modelsRefreshMs ?? MODELS_REFRESH_MS;
     this.backoff = { initialMs: 1000, maxMs: 60_000, random: Math.random, ...opts.backoff };
     this.maxSubmitAttempts = opts.maxSubmitAttempts ?? 3;
 
     const all = opts.engine.listModels();
     const hardware = opts.engine.detectHardware();
+    this.all = all;
+    this.hardware = hardware;
     this.tier = hardware.tier;
     this.backend = hardware.backend;
     const byId = new Map(all.map((m) => [m.id, m]));
@@ -120,9 +147,10 @@ export class Miner {
       }
     }
     this.hotModels = hot;
-    this.models = hot.length > 0
-      ? hot
-      : all.filter((m) => hardware.loadableModels.includes(m.id) && isPinned(m)).map((m) => m.id);
+    // Until the chain's list is read: the registry's (the chain's may add models it pins, and retire some).
+    const initial = servableModels(all, hardware, hot, null);
+    this.served = initial.models;
+    this.servedKey = this.keyOf(initial.models, initial.pins);
     if (this.models.length === 0) {
       throw new MinerConfigError(`this machine (tier ${hardware.tier}) can load no approved model whose files are pinned`);
     }
@@ -130,6 +158,15 @@ export class Miner {
     const hotMb = hot.reduce((sum, id) => sum + byId.get(id)!.minMemoryMb, 0);
     if (hotMb > budget) this.reporter.info(`warning: the hot models need ${hotMb} MB, more than --max-memory ${budget} MB`);
     this.cache = new ModelCache(opts.engine, all, this.models, hot, budget, (m) => this.reporter.debug(m));
+  }
+
+  /** The models this miner registers for, takes tasks for, and may load (they follow the chain's). */
+  get models(): readonly string[] {
+    return this.served;
+  }
+
+  private keyOf(models: readonly string[], pins: ReadonlyMap<string, FilePins>): string {
+    return models.map((id) => `${id}=${pinsKey(pins.get(id))}`).join(',');
   }
 
   /** Runs until stop(); rejects only on a failure at start (a hot model that cannot be loaded). */
@@ -219,8 +256,15 @@ export class Miner {
       this.chainId = await this.rpc.chainId(signal);
       this.reporter.debug(`validator ${this.describeRpc()} is on chain ${this.chainId}`);
     }
+    if (this.modelsDue()) await this.refreshModels();
     if (!this.registration) await this.register();
     const t = await this.rpc.getInferenceTasks(this.keys.address, signal);
+    this.epoch = t.epoch;
+    this.head = t.blockNumber;
+    // A retiring model whose proofs the next block refuses is dropped now, not at the next read.
+    if (this.lastChain?.some((m) => m.refusedFromBlock !== null && m.refusedFromBlock <= this.head + 1 && this.models.includes(m.id))) {
+      this.applyModels(this.lastChain);
+    }
     this.reporter.debug(
       `block ${t.blockNumber}, epoch ${t.epoch} (next at block ${t.nextEpochBlock}), miner ${t.miner?.status}, ${t.tasks?.length ?? 0} open tasks`,
     );
@@ -245,11 +289,76 @@ export class Miner {
     await this.refreshEarnings();
   }
 
+  /** Whether the chain's models should be read again: never read, a new epoch, or MODELS_REFRESH_MS passed. */
+  private modelsDue(): boolean {
+    if (this.modelsReadAt === 0 || Date.now() - this.modelsReadAt >= this.modelsRefreshMs) return true;
+    return this.chainModels && this.epoch > this.modelsEpoch;
+  }
+
+  /** Reads svc_getApprovedModels and applies it: a changed set is registered again (next step of the poll). */
+  private async refreshModels(): Promise<void> {
+    let chain: ApprovedModelJson[] | null;
+    try {
+      const answer = await this.rpc.getApprovedModels(this.abort.signal);
+      if (!Array.isArray(answer)) throw new ValidatorUnreachableError(`svc_getApprovedModels answered ${JSON.stringify(answer).slice(0, 80)}, not a list`);
+      chain = answer;
+      this.chainModels = true;
+    } catch (e) {
+      if (!(e instanceof RpcError)) throw e;
+      if (e.code !== METHOD_NOT_FOUND) {
+        this.reporter.debug(`svc_getApprovedModels: ${describeError(e)}; the models stay as they are`);
+        this.modelsReadAt = Date.now();
+        return;
+      }
+      if (this.chainModels) this.reporter.debug('the validator does not serve svc_getApprovedModels: serving the registry\'s models');
+      this.chainModels = false;
+      chain = null;
+    }
+    this.modelsReadAt = Date.now();
+    this.modelsEpoch = this.epoch;
+    this.lastChain = chain;
+    this.applyModels(chain);
+  }
+
+  private applyModels(chain: ApprovedModelJson[] | null): void {
+    const next = servableModels(this.all, this.hardware, this.hotModels, chain, this.head);
+    this.retired = new Set(next.retired);
+    const key = this.keyOf(next.models, next.pins);
+    if (key === this.servedKey) return;
+    const before = new Set(this.served);
+    const added = next.models.filter((id) => !before.has(id));
+    const dropped = [...before].filter((id) => !next.models.includes(id));
+    this.served = next.models;
+    this.servedKey = key;
+    // Outcomes of dropped models that never reached the validator are given up.
+    for (const [id, o] of this.unsent) {
+      if (dropped.includes(o.modelId)) {
+        this.unsent.delete(id);
+        this.done.add(id);
+      }
+    }
+    this.cache.update(this.all, next.models, this.hotModels.filter((id) => next.models.includes(id)), next.pins);
+    const parts = [
+      added.length > 0 ? `added ${added.map((id) => `${id}${next.pins.has(id) ? ' (files pinned by governance)' : ''}`).join(', ')}` : '',
+      dropped.length > 0 ? `dropped ${dropped.map((id) => `${id}${this.retired.has(id) ? ' (retired)' : ''}`).join(', ')}` : '',
+      added.length === 0 && dropped.length === 0 ? 'pins changed' : '',
+    ].filter(Boolean);
+    this.reporter.info(`the chain's models changed: ${parts.join('; ')}; serving ${next.models.join(', ') || 'none'}`);
+    // Registered again in this poll (higher sequence) with the new set.
+    if (this.registration) this.registration = undefined;
+  }
+
   private describeRpc(): string {
     return (this.rpc as { url?: string }).url ?? '';
   }
 
   private async register(): Promise<void> {
+    if (this.models.length === 0) {
+      // Nothing approved that this machine can run (all retired): no registration until the chain approves one.
+      this.registration = { appliesAtBlock: 0 };
+      this.reporter.update({ state: 'registering', detail: 'no approved model this machine can run', lastError: 'no approved model this machine can run' });
+      return;
+    }
     this.reporter.update({ state: 'registering', detail: '' });
     const sequence = Math.max(Date.now(), this.lastSequence + 1);
     this.lastSequence = sequence;
@@ -300,7 +409,8 @@ export class Miner {
       if (this.done.has(id)) continue;
       if (!this.models.includes(task.model_id)) {
         this.done.add(id);
-        this.reporter.update({ lastError: `task ${short(task.task_id)} is for ${task.model_id}, which this miner did not register` });
+        const why = this.retired.has(task.model_id) ? 'which governance retired' : 'which this miner did not register';
+        this.reporter.update({ lastError: `task ${short(task.task_id)} is for ${task.model_id}, ${why}` });
         continue;
       }
       const list = byModel.get(task.model_id) ?? [];
@@ -309,6 +419,7 @@ export class Miner {
     }
     for (const [modelId, tasks] of byModel) {
       if (this.stopping) return;
+      if (!this.models.includes(modelId)) continue;
       const toRun = tasks.filter((task) => !this.unsent.has(task.task_id.toLowerCase()));
       if (toRun.length > 0) {
         const runner = await this.cache.get(modelId);
@@ -323,8 +434,11 @@ export class Miner {
       }
       for (const task of tasks) {
         if (this.stopping) return;
+        // Retired while its batch ran (a proof was refused MODEL_NOT_APPROVED and the chain read again).
+        if (!this.models.includes(modelId)) break;
         const outcome = this.unsent.get(task.task_id.toLowerCase());
         if (outcome) await this.submit(t, outcome);
+        if (this.modelsReadAt === 0) await this.refreshModels();
       }
     }
   }
@@ -371,6 +485,8 @@ export class Miner {
           this.accepted.delete(id); // given up on, even if listed again
         }
         const reason = e.reason ?? e.message;
+        // The model left the approved list (retired): the chain's models are read again before the next proof.
+        if (rejected && e.reason === 'MODEL_NOT_APPROVED') this.modelsReadAt = 0;
         if (rejected) {
           this.reporter.update({ proofsRejected: this.reporter.stats().proofsRejected + 1, lastError: `proof rejected: ${reason}` });
           this.reporter.info(`proof for task ${outcome.taskId} rejected: ${reason}`);

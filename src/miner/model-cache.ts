@@ -1,22 +1,29 @@
 // The models a miner holds in memory. Hot models (--hot-models) are loaded at start and kept;
 // others are loaded on first use and dropped, least recently used first, when the sum of the
 // loaded models' minimum memory would exceed the budget (--max-memory; 0 = no cap beyond what
-// the machine's tier allows). Only the models the miner registered for are ever loaded.
+// the machine's tier allows). Only the models the miner registered for are ever loaded. When the
+// chain's models change (update()), models retired leave memory and a model whose pins changed is
+// loaded again from its new files on its next use.
 import type { ModelInfo } from '../native/inference.js';
+import { pinsKey, type FilePins } from '../inference/pins.js';
 import type { InferenceEngine, ModelRunner } from './engine.js';
 
 interface Entry {
   info: ModelInfo;
   runner: ModelRunner;
   lastUsed: number;
+  /** The pins it was loaded with (pinsKey). */
+  pins: string;
 }
 
 export class ModelCache {
   private readonly loaded = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<ModelRunner>>();
-  private readonly infos: Map<string, ModelInfo>;
-  private readonly hot: Set<string>;
-  private readonly allowed: Set<string>;
+  private infos: Map<string, ModelInfo>;
+  private hot: Set<string>;
+  private allowed: Set<string>;
+  /** The chain's pins, by model (absent: the registry's). */
+  private pins = new Map<string, FilePins>();
   private clock = 0;
 
   constructor(
@@ -30,6 +37,26 @@ export class ModelCache {
     this.infos = new Map(models.map((m) => [m.id, m]));
     this.allowed = new Set(allowed);
     this.hot = new Set(hot);
+  }
+
+  /**
+   * The models the miner serves changed (the chain approved, retired or re-pinned some): what is no
+   * longer allowed leaves memory, and what is held with other pins is loaded again on its next use.
+   */
+  update(models: readonly ModelInfo[], allowed: readonly string[], hot: readonly string[], pins: ReadonlyMap<string, FilePins>): void {
+    this.infos = new Map(models.map((m) => [m.id, m]));
+    this.allowed = new Set(allowed);
+    this.hot = new Set(hot);
+    this.pins = new Map(pins);
+    for (const [id, e] of this.loaded) {
+      if (!this.allowed.has(id)) {
+        this.loaded.delete(id);
+        this.debug(`unloading ${id}: no longer served`);
+      } else if (e.pins !== pinsKey(this.pins.get(id))) {
+        this.loaded.delete(id);
+        this.debug(`unloading ${id}: the chain pins other files for it; it is loaded again on its next use`);
+      }
+    }
   }
 
   /** Ids of the models in memory. */
@@ -65,8 +92,12 @@ export class ModelCache {
     this.makeRoom(info);
     this.debug(`loading ${info.id} (min memory ${info.minMemoryMb} MB)`);
     const started = Date.now();
-    const runner = await this.engine.load(info);
-    this.loaded.set(info.id, { info, runner, lastUsed: ++this.clock });
+    const pins = this.pins.get(info.id) ?? null;
+    const runner = await this.engine.load(info, pins);
+    // Kept unless the chain's models changed while it loaded (then the next use loads what they say).
+    if (this.allowed.has(info.id) && pinsKey(this.pins.get(info.id)) === pinsKey(pins)) {
+      this.loaded.set(info.id, { info, runner, lastUsed: ++this.clock, pins: pinsKey(pins) });
+    }
     this.debug(`loaded ${info.id} in ${Date.now() - started} ms; models in memory: ${this.loadedIds().join(', ')} (${this.usedMb()} MB)`);
     return runner;
   }

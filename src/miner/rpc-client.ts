@@ -67,6 +67,23 @@ export interface InferenceMinerInfo {
   [field: string]: unknown;
 }
 
+/** A model of the chain's registry, as svc_getApprovedModels gives it (docs/compute.md). */
+export interface ApprovedModelJson {
+  id: string;
+  tier: GpuTierName;
+  dims: number;
+  status: 'approved' | 'retiring' | 'retired';
+  refusedFromBlock: number | null;
+  approvedAtBlock: number;
+  approvedBy: number | null;
+  /** The files governance pinned (SHA-256 lower-case hex); null where the inference registry pins them. */
+  files: { name: string; sha256: string; size: number }[] | null;
+  pinnedBy: 'governance' | 'registry';
+}
+
+/** JSON-RPC's code for a method the node does not serve (a node older than svc_getApprovedModels). */
+export const METHOD_NOT_FOUND = -32601;
+
 /** The validator methods the miner calls (an interface, so tests may stand in for the network). */
 export interface MinerRpc {
   chainId(signal?: AbortSignal): Promise<number>;
@@ -74,6 +91,7 @@ export interface MinerRpc {
   getInferenceTasks(wallet: Hex, signal?: AbortSignal): Promise<InferenceTasks>;
   submitInferenceProof(proof: InferenceProofJson, signal?: AbortSignal): Promise<ProofSubmission>;
   getInferenceMiner(wallet: Hex, signal?: AbortSignal): Promise<InferenceMinerInfo>;
+  getApprovedModels(signal?: AbortSignal): Promise<ApprovedModelJson[]>;
 }
 
 interface JsonRpcAnswer {
@@ -160,5 +178,9 @@ export class RpcClient implements MinerRpc {
 
   getInferenceMiner(wallet: Hex, signal?: AbortSignal): Promise<InferenceMinerInfo> {
     return this.call('svc_getInferenceMiner', [wallet], signal);
+  }
+
+  getApprovedModels(signal?: AbortSignal): Promise<ApprovedModelJson[]> {
+    return this.call('svc_getApprovedModels', [], signal);
   }
 }
