@@ -8,11 +8,15 @@
 // spot-check verdicts, each verified before it was queued and checked again against the state when
 // applied). views.ts derives hashrates and scores. docs/compute.md describes the rules.
 import { readFileSync } from 'node:fs';
-import { decodeFunctionData, encodeEventTopics, encodeAbiParameters, encodeFunctionResult, type Abi, type AbiEvent, type Hex as ViemHex } from 'viem';
+import { encodeFunctionResult, type Abi } from 'viem';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Chain, ModuleLog, RecordWrite } from '../../native/index.js';
 import { system, type ComputeParams } from '../../params.js';
 import {
+  abiEvents,
+  decodeModuleCall,
+  isOutcome,
+  moduleLog,
   reverter,
   type BlockContext,
   type BlockInfo,
@@ -47,13 +51,10 @@ export const COMPUTE_ABI = JSON.parse(readFileSync(new URL('../../../../abi/comp
 
 const COMPUTE: Address = system.computeAddress;
 
-const EVENTS = new Map((COMPUTE_ABI.filter((e) => e.type === 'event') as AbiEvent[]).map((e) => [e.name, e]));
+const EVENTS = abiEvents(COMPUTE_ABI);
 
 function taskSubmittedLog(taskId: Hex, submitter: Address, modelId: string, fee: bigint): ModuleLog {
-  const event = EVENTS.get('TaskSubmitted')!;
-  const topics = encodeEventTopics({ abi: [event], eventName: 'TaskSubmitted', args: { taskId, submitter } } as never) as ViemHex[];
-  const data = encodeAbiParameters([{ type: 'string' }, { type: 'uint256' }], [modelId, fee]);
-  return { topics: topics.map((t) => Buffer.from(t.slice(2), 'hex')), data: Buffer.from(data.slice(2), 'hex') };
+  return moduleLog(EVENTS, 'TaskSubmitted', { taskId, submitter }, [{ type: 'string', value: modelId }, { type: 'uint256', value: fee }]);
 }
 
 /** The id of the public task a transaction creates: keccak256("svc/public-task" || tx hash). */
@@ -451,13 +452,8 @@ export class ComputeModule implements SystemModule {
 
   private run(call: ModuleCall & { txHash: Buffer }, ctx: { height: number; epoch: number }, dry: boolean): ModuleOutcome {
     const revert = reverter(call);
-    let decoded: { functionName: string; args: readonly unknown[] };
-    try {
-      if (call.data.length === 0) return revert('compute: plain transfers are refused, call a function', call.intrinsicGas);
-      decoded = decodeFunctionData({ abi: COMPUTE_ABI, data: `0x${call.data.toString('hex')}` }) as typeof decoded;
-    } catch {
-      return revert('compute: unknown function or malformed arguments', call.intrinsicGas);
-    }
+    const decoded = decodeModuleCall(this.name, COMPUTE_ABI, call);
+    if (isOutcome(decoded)) return decoded;
     const required = call.intrinsicGas + BigInt(decoded.functionName === 'submitTask' ? this.params.gas.submitTask : 5_000);
     if (call.gasLimit < required) return revert('out of gas', call.gasLimit);
     const encode = (result: unknown): Buffer => {

@@ -9,11 +9,15 @@
 // move into or out of the treasury account, by the module that made it.
 // Records live under "governance/" in the module account's storage (store.ts).
 import { readFileSync } from 'node:fs';
-import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, encodeFunctionResult, type Abi, type AbiEvent, type Hex } from 'viem';
+import { encodeFunctionResult, type Abi, type Hex } from 'viem';
 import type { BalanceMove, Chain, ModuleLog, RecordWrite } from '../../native/index.js';
 import { system, type GovernanceParams } from '../../params.js';
 import {
+  abiEvents,
   addressBuffer,
+  decodeModuleCall,
+  isOutcome,
+  moduleLog,
   reverter,
   type BlockContext,
   type BlockInfo,
@@ -48,23 +52,14 @@ const GOVERNANCE: Address = system.governanceAddress as Address;
 const TREASURY: Address = system.treasuryAddress as Address;
 /** The other system modules' accounts: each balance is what its module's records owe, so a spend must not pay into one. */
 const MODULE_ACCOUNTS: ReadonlySet<string> = new Set([system.stakingAddress, system.computeAddress, system.governanceAddress].map((a) => a.toLowerCase()));
-const EVENTS = new Map((GOVERNANCE_ABI.filter((e) => e.type === 'event') as AbiEvent[]).map((e) => [e.name, e]));
+const EVENTS = abiEvents(GOVERNANCE_ABI);
 const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');
 const MODEL_ID = /^[a-z0-9][a-z0-9-]{0,62}@v[0-9]{1,4}\.[0-9]{1,4}$/;
 const TIERS: readonly ModelTierName[] = ['Hot', 'Warm', 'Cold'];
 /** Largest model file a proposal may pin (16 GiB). */
 const MAX_FILE_BYTES = 16 * 1024 ** 3;
 
-function log(name: string, indexed: Record<string, unknown>, data: { type: string; value: unknown }[]): ModuleLog {
-  const event = EVENTS.get(name);
-  if (!event) throw new Error(`governance ABI has no event ${name}`);
-  const topics = encodeEventTopics({ abi: [event], eventName: name, args: indexed } as never) as Hex[];
-  const encoded = encodeAbiParameters(
-    data.map((d) => ({ type: d.type })),
-    data.map((d) => d.value),
-  );
-  return { topics: topics.map(hexToBuffer), data: hexToBuffer(encoded) };
-}
+const log = (name: string, indexed: Record<string, unknown>, data: { type: string; value: unknown }[]): ModuleLog => moduleLog(EVENTS, name, indexed, data);
 
 /** What governance reads of and does to the compute module's model registry. */
 export interface ModelsKeeper {
@@ -82,8 +77,6 @@ function inflowSource(module: string): string {
 
 /** A call's decision: the outcome, and what executing it changes (not run by simulate()). */
 type Decision = { ok: false; reason: string } | { ok: true; returnData: Buffer; logs: ModuleLog[]; apply: () => void };
-
-type Decoded = { functionName: string; args: readonly unknown[] };
 
 export class GovernanceModule implements SystemModule {
   readonly name = 'governance';
@@ -320,13 +313,8 @@ export class GovernanceModule implements SystemModule {
 
   private run(call: ModuleCall, ctx: BlockContext, apply: boolean): ModuleOutcome {
     const revert = reverter(call);
-    let decoded: Decoded;
-    try {
-      if (call.data.length === 0) return revert('governance: plain transfers are refused, call a function', call.intrinsicGas);
-      decoded = decodeFunctionData({ abi: GOVERNANCE_ABI, data: `0x${call.data.toString('hex')}` }) as Decoded;
-    } catch {
-      return revert('governance: unknown function or malformed arguments', call.intrinsicGas);
-    }
+    const decoded = decodeModuleCall(this.name, GOVERNANCE_ABI, call);
+    if (isOutcome(decoded)) return decoded;
     const name = decoded.functionName;
     const fn = GOVERNANCE_ABI.find((f) => f.type === 'function' && f.name === name) as { stateMutability: string };
     const gas = this.rules.gas;

@@ -9,8 +9,8 @@
 //   store.ts   its records: keys, values (through records.ts's codec), load and save
 //   types.ts   its record and view shapes
 //   index.ts   its public surface
-import type { Abi, Hex } from 'viem';
-import { encodeAbiParameters } from 'viem';
+import type { Abi, AbiEvent, Hex } from 'viem';
+import { decodeFunctionData, encodeAbiParameters, encodeEventTopics } from 'viem';
 import type { BalanceMove, Chain, ModuleLog, RecordWrite } from '../../native/index.js';
 import type { ModuleMessage } from './messages.js';
 
@@ -149,4 +149,51 @@ export function reverter(call: Pick<ModuleCall, 'gasLimit'>): (reason: string, g
     logs: [],
     moves: [],
   });
+}
+
+/** A module call's function and arguments, as the module's ABI decodes them. */
+export interface DecodedCall {
+  functionName: string;
+  args: readonly unknown[];
+}
+
+/**
+ * Decodes a call with the module's ABI; a call without data (a plain transfer) or one the ABI does
+ * not decode reverts with the module's name in the reason, charging the intrinsic gas.
+ */
+export function decodeModuleCall(module: string, abi: Abi, call: ModuleCall): DecodedCall | ModuleOutcome {
+  const revert = reverter(call);
+  if (call.data.length === 0) return revert(`${module}: plain transfers are refused, call a function`, call.intrinsicGas);
+  try {
+    return decodeFunctionData({ abi, data: `0x${call.data.toString('hex')}` }) as DecodedCall;
+  } catch {
+    return revert(`${module}: unknown function or malformed arguments`, call.intrinsicGas);
+  }
+}
+
+/** Whether decodeModuleCall gave a revert rather than a call. */
+export function isOutcome(d: DecodedCall | ModuleOutcome): d is ModuleOutcome {
+  return 'success' in d;
+}
+
+/** The events of a module's ABI by name, for moduleLog. */
+export function abiEvents(abi: Abi): ReadonlyMap<string, AbiEvent> {
+  return new Map((abi.filter((e) => e.type === 'event') as AbiEvent[]).map((e) => [e.name, e]));
+}
+
+/** One EVM log of the module's ABI event `name`: indexed arguments as topics, the others ABI-encoded in order as data. */
+export function moduleLog(
+  events: ReadonlyMap<string, AbiEvent>,
+  name: string,
+  indexed: Record<string, unknown>,
+  data: readonly { type: string; value: unknown }[],
+): ModuleLog {
+  const event = events.get(name);
+  if (!event) throw new Error(`the module's ABI has no event ${name}`);
+  const topics = encodeEventTopics({ abi: [event], eventName: name, args: indexed } as never) as Hex[];
+  const encoded = encodeAbiParameters(
+    data.map((d) => ({ type: d.type })),
+    data.map((d) => d.value),
+  );
+  return { topics: topics.map(hexToBuffer), data: hexToBuffer(encoded) };
 }

@@ -4,19 +4,15 @@
 // it like any transaction. Block hooks mint and split the block reward, count liveness and close
 // epochs. Its records live in the chain's app column family under "staking/".
 import { readFileSync } from 'node:fs';
-import {
-  decodeFunctionData,
-  encodeAbiParameters,
-  encodeEventTopics,
-  encodeFunctionResult,
-  type Abi,
-  type AbiEvent,
-  type Hex,
-} from 'viem';
+import { encodeFunctionResult, type Abi, type Hex } from 'viem';
 import type { BalanceMove, Chain, ModuleLog, RecordWrite } from '../../native/index.js';
 import { system, type StakingParams } from '../../params.js';
 import {
+  abiEvents,
   addressBuffer,
+  decodeModuleCall,
+  isOutcome,
+  moduleLog,
   noChange,
   reverter,
   type BlockContext,
@@ -59,20 +55,11 @@ export interface BlockEnd {
   events: LedgerEvent[];
 }
 
-const EVENTS = new Map((STAKING_ABI.filter((e) => e.type === 'event') as AbiEvent[]).map((e) => [e.name, e]));
+const EVENTS = abiEvents(STAKING_ABI);
 
 /** One EVM log for a ledger event (block-level events such as RewardsDistributed have none). */
 function logOf(e: LedgerEvent): ModuleLog | undefined {
-  const make = (name: string, indexed: Record<string, unknown>, data: { type: string; value: unknown }[]): ModuleLog => {
-    const event = EVENTS.get(name);
-    if (!event) throw new Error(`staking ABI has no event ${name}`);
-    const topics = encodeEventTopics({ abi: [event], eventName: name, args: indexed } as never) as Hex[];
-    const encoded = encodeAbiParameters(
-      data.map((d) => ({ type: d.type })),
-      data.map((d) => d.value),
-    );
-    return { topics: topics.map(hexToBuffer), data: hexToBuffer(encoded) };
-  };
+  const make = (name: string, indexed: Record<string, unknown>, data: { type: string; value: unknown }[]): ModuleLog => moduleLog(EVENTS, name, indexed, data);
   switch (e.type) {
     case 'ValidatorRegistered':
       return make('ValidatorRegistered', { validator: e.validator }, [
@@ -123,8 +110,6 @@ function logOf(e: LedgerEvent): ModuleLog | undefined {
 function payoutMoves(payouts: Payout[]): BalanceMove[] {
   return payouts.filter((p) => p.amount > 0n).map((p) => ({ from: addressBuffer(STAKING), to: addressBuffer(p.to), amount: p.amount }));
 }
-
-type Decoded = { functionName: string; args: readonly unknown[] };
 
 /** What staking reads of the compute module (its keeper, in Cosmos SDK's words). */
 export interface ComputeKeeper {
@@ -270,13 +255,8 @@ export class StakingModule implements SystemModule {
 
   private run(ledger: StakingLedger, call: ModuleCall, ctx: BlockContext): ModuleOutcome {
     const revert = reverter(call);
-    let decoded: Decoded;
-    try {
-      if (call.data.length === 0) return revert('staking: plain transfers are refused, call a function', call.intrinsicGas);
-      decoded = decodeFunctionData({ abi: STAKING_ABI, data: `0x${call.data.toString('hex')}` }) as Decoded;
-    } catch {
-      return revert('staking: unknown function or malformed arguments', call.intrinsicGas);
-    }
+    const decoded = decodeModuleCall(this.name, STAKING_ABI, call);
+    if (isOutcome(decoded)) return decoded;
     const name = decoded.functionName;
     const required = call.intrinsicGas + BigInt(this.params.gas[name as keyof StakingParams['gas']] ?? 0);
     if (call.gasLimit < required) return revert('out of gas', call.gasLimit);
