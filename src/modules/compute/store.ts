@@ -3,7 +3,7 @@
 // them from the chain's head, the changes made since the last take, and plain reads of them.
 import type { Chain, RecordWrite } from '../../native/index.js';
 import { system, type ComputeParams } from '../../params.js';
-import { decodeRecord, encodeRecord, RecordChanges } from '../kernel/records.js';
+import { decodeRecord, RecordChanges } from '../kernel/records.js';
 import {
   emptyCounters,
   type Address,
@@ -72,7 +72,6 @@ export class ComputeStore {
   /** Proofs written since the last commit or still needed by hooks (drawn, pending). */
   private readonly proofCache = new Map<Hex, ProofRecord>();
   /** Records changed since the last takeWrites (null: deleted); encoded once, when taken, in their final state. */
-  private readonly dirty = new Map<string, unknown>();
   private readonly changes = new RecordChanges(system.computeAddress);
 
   constructor(
@@ -88,7 +87,7 @@ export class ComputeStore {
     this.validators.clear();
     this.open.clear();
     this.proofCache.clear();
-    this.dirty.clear();
+    this.changes.clear();
     const g = chain.getAppValue(Buffer.from(GLOBAL_KEY));
     this.global = g ? decodeRecord<ComputeGlobal>(g) : emptyGlobal(this.params);
     this.global.registry ??= genesisRegistry(this.params);
@@ -115,11 +114,6 @@ export class ComputeStore {
 
   /** Records changed since the last call, as the block's writes (no value: deleted), sorted by key. */
   takeWrites(): RecordWrite[] {
-    for (const [k, v] of this.dirty) {
-      if (v === null) this.changes.delete(Buffer.from(k));
-      else this.changes.put(Buffer.from(k), encodeRecord(v));
-    }
-    this.dirty.clear();
     return this.changes.take();
   }
 
@@ -132,7 +126,7 @@ export class ComputeStore {
   // ---- saves ----
 
   private put(key: string, value: unknown): void {
-    this.dirty.set(key, value);
+    this.changes.mark(key, value);
   }
 
   saveGlobal(): void {
@@ -146,7 +140,7 @@ export class ComputeStore {
 
   deleteMiner(wallet: Address): void {
     this.miners.delete(wallet);
-    this.dirty.set(MINER + wallet, null);
+    this.changes.mark(MINER + wallet, null);
   }
 
   /** A validator's compute record, created (unsaved) on first use. */
@@ -169,10 +163,10 @@ export class ComputeStore {
     if (t.status === 'pending' || t.status === 'assigned') {
       this.open.set(t.id, t);
       this.put(OPEN + t.id, t);
-      this.dirty.set(TASK + t.id, null);
+      this.changes.mark(TASK + t.id, null);
     } else {
       this.open.delete(t.id);
-      this.dirty.set(OPEN + t.id, null);
+      this.changes.mark(OPEN + t.id, null);
       this.put(TASK + t.id, t);
     }
   }

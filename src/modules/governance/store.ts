@@ -4,7 +4,7 @@
 // period, with their deposits and votes, are held in memory; finished ones are read from the chain.
 import type { Chain, RecordWrite } from '../../native/index.js';
 import { system } from '../../params.js';
-import { decodeRecord, encodeRecord, RecordChanges } from '../kernel/records.js';
+import { decodeRecord, RecordChanges } from '../kernel/records.js';
 import type { Address, DepositRecord, GovernanceGlobal, ProposalRecord, VoteRecord } from './types.js';
 
 const PREFIX = 'governance/';
@@ -36,7 +36,6 @@ export class GovernanceStore {
   /** Deposits and votes of the active proposals, by proposal id then address. */
   readonly deposits = new Map<number, Map<Address, DepositRecord>>();
   readonly votes = new Map<number, Map<Address, VoteRecord>>();
-  private readonly dirty = new Map<string, unknown>();
   private readonly changes = new RecordChanges(system.governanceAddress as Address);
 
   constructor(private chain: Chain) {
@@ -47,7 +46,7 @@ export class GovernanceStore {
     this.proposals.clear();
     this.deposits.clear();
     this.votes.clear();
-    this.dirty.clear();
+    this.changes.clear();
     const g = chain.getAppValue(Buffer.from(GLOBAL_KEY));
     this.global = g ? decodeRecord<GovernanceGlobal>(g) : emptyGlobal();
     for (const id of this.global.active) {
@@ -78,23 +77,18 @@ export class GovernanceStore {
 
   /** Records changed since the last call, as the block's writes (no value: deleted), sorted by key. */
   takeWrites(): RecordWrite[] {
-    for (const [k, v] of this.dirty) {
-      if (v === null) this.changes.delete(Buffer.from(k));
-      else this.changes.put(Buffer.from(k), encodeRecord(v));
-    }
-    this.dirty.clear();
     return this.changes.take();
   }
 
   // ---- saves ----
 
   saveGlobal(): void {
-    this.dirty.set(GLOBAL_KEY, this.global);
+    this.changes.mark(GLOBAL_KEY, this.global);
   }
 
   /** Saves a proposal; an active one stays in memory, a finished one leaves it (with its deposits and votes). */
   saveProposal(p: ProposalRecord): void {
-    this.dirty.set(PROPOSAL + idKey(p.id), p);
+    this.changes.mark(PROPOSAL + idKey(p.id), p);
     if (p.status === 'deposit-period' || p.status === 'voting-period') {
       this.proposals.set(p.id, p);
       if (!this.deposits.has(p.id)) this.deposits.set(p.id, new Map());
@@ -108,12 +102,12 @@ export class GovernanceStore {
 
   saveDeposit(d: DepositRecord): void {
     this.deposits.get(d.proposalId)?.set(d.depositor, d);
-    this.dirty.set(`${DEPOSIT}${idKey(d.proposalId)}/${d.depositor}`, d);
+    this.changes.mark(`${DEPOSIT}${idKey(d.proposalId)}/${d.depositor}`, d);
   }
 
   saveVote(v: VoteRecord): void {
     this.votes.get(v.proposalId)?.set(v.voter, v);
-    this.dirty.set(`${VOTE}${idKey(v.proposalId)}/${v.voter}`, v);
+    this.changes.mark(`${VOTE}${idKey(v.proposalId)}/${v.voter}`, v);
   }
 
   // ---- reads ----
@@ -154,7 +148,7 @@ export class GovernanceStore {
   }
 
   private pendingWrite<T>(key: string): T | undefined {
-    const v = this.dirty.get(key);
+    const v = this.changes.markedValue(key);
     return v === undefined || v === null ? undefined : (v as T);
   }
 }

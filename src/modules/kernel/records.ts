@@ -78,6 +78,8 @@ export function decodeRecord<T>(bytes: Buffer): T {
  */
 export class RecordChanges {
   private readonly changed = new Map<string, Buffer | null>();
+  /** Values marked for writing (null: delete), encoded once at take() in the state they are in by then. */
+  private readonly marked = new Map<string, unknown>();
   private readonly owner: Buffer;
 
   constructor(module: Address) {
@@ -93,12 +95,30 @@ export class RecordChanges {
     this.changed.set(key.toString('latin1'), null);
   }
 
+  /**
+   * Marks a record (its key as a string) for the block's write: `value` is kept as the object it is
+   * and encoded when taken, so a record changed many times in a block is encoded once; null deletes.
+   */
+  mark(key: string, value: unknown): void {
+    this.marked.set(key, value);
+  }
+
+  /** The value marked for `key` since the last take (undefined when none, null when deleted). */
+  markedValue(key: string): unknown {
+    return this.marked.get(key);
+  }
+
   get size(): number {
-    return this.changed.size;
+    return this.changed.size + this.marked.size;
   }
 
   /** The changes as the block's record writes, sorted by key, and forgets them. */
   take(): RecordWrite[] {
+    for (const [k, v] of this.marked) {
+      if (v === null) this.delete(Buffer.from(k));
+      else this.put(Buffer.from(k), encodeRecord(v));
+    }
+    this.marked.clear();
     const keys = [...this.changed.keys()].sort();
     const out = keys.map((k): RecordWrite => {
       const value = this.changed.get(k)!;
@@ -112,6 +132,7 @@ export class RecordChanges {
   /** Forgets every change (a block that failed). */
   clear(): void {
     this.changed.clear();
+    this.marked.clear();
   }
 }
 
