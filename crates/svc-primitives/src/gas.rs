@@ -1,5 +1,5 @@
-//! Intrinsic gas under Prague: base cost, calldata, access list, initcode (EIP-3860) and the
-//! EIP-7623 calldata floor.
+//! Intrinsic gas under Prague: base cost, calldata, access list, initcode (EIP-3860), EIP-7702
+//! authorizations and the EIP-7623 calldata floor.
 
 use alloy_eips::eip2930::AccessList;
 
@@ -12,6 +12,9 @@ pub const ACCESS_LIST_STORAGE_KEY_GAS: u64 = 1_900;
 pub const INITCODE_WORD_GAS: u64 = 2;
 /// EIP-3860: twice the EIP-170 code size limit.
 pub const MAX_INITCODE_SIZE: usize = 2 * 24_576;
+/// EIP-7702: charged per authorization of a set-code transaction (part refunded at execution
+/// when the authority already exists).
+pub const PER_EMPTY_ACCOUNT_COST: u64 = 25_000;
 /// EIP-7623: floor cost per calldata token.
 pub const FLOOR_GAS_PER_TOKEN: u64 = 10;
 /// EIP-7623: a non-zero byte counts as this many tokens.

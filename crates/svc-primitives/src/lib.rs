@@ -10,6 +10,7 @@ pub mod tx;
 
 pub use alloy_consensus::{Header, TxEnvelope};
 pub use alloy_eips::eip2930::{AccessList, AccessListItem};
+pub use alloy_eips::eip7702::{Authorization, SignedAuthorization};
 pub use alloy_primitives::{keccak256, Address, Bloom, Bytes, Log, LogData, TxKind, B256, U256};
 pub use alloy_trie::{TrieAccount, EMPTY_ROOT_HASH, KECCAK_EMPTY};
 
@@ -17,4 +18,4 @@ pub use fees::next_base_fee;
 pub use gas::{intrinsic_gas, IntrinsicGas};
 pub use header::{empty_requests_hash, header_hash, header_time_ms, mix_hash_with_millis, prague_header, EMPTY_OMMER_ROOT_HASH};
 pub use receipt::{logs_bloom, receipts_root, transactions_root, TxReceipt};
-pub use tx::{SignedTransaction, TxError};
+pub use tx::{recover_authority, SignedTransaction, TxError};

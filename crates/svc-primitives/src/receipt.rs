@@ -33,6 +33,7 @@ impl TxReceipt {
         match self.tx_type {
             1 => ReceiptEnvelope::Eip2930(inner),
             2 => ReceiptEnvelope::Eip1559(inner),
+            4 => ReceiptEnvelope::Eip7702(inner),
             _ => ReceiptEnvelope::Legacy(inner),
         }
     }
@@ -102,6 +103,9 @@ mod tests {
         let bytes = r.encode_2718();
         assert_eq!(bytes[0], 2);
         assert_eq!(TxReceipt::decode_2718(&bytes).unwrap(), r);
+        let set_code = TxReceipt::new(4, true, 60_000, vec![log.clone()]);
+        assert_eq!(set_code.encode_2718()[0], 4);
+        assert_eq!(TxReceipt::decode_2718(&set_code.encode_2718()).unwrap(), set_code);
         let legacy = TxReceipt::new(0, false, 21_000, vec![]);
         assert_eq!(TxReceipt::decode_2718(&legacy.encode_2718()).unwrap(), legacy);
         assert_ne!(receipts_root(std::slice::from_ref(&r)), receipts_root(&[legacy]));
