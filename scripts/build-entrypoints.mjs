@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+// Compiles the ERC-4337 contracts the devnet and testnet genesis place at their canonical addresses
+// (EntryPoint v0.6 and v0.7, each with its SimpleAccountFactory) from the Solidity sources of the npm
+// package @account-abstraction/contracts (0.6.0 and 0.7.0), with solc-js at the compiler versions and
+// settings that package's own build used, and writes src/chain/entrypoints.generated.ts.
+// Each creation bytecode is compared with the one in the package's artifacts/: the comparison
+// (exact, or equal but for the CBOR metadata that solc appends) is recorded in the generated file.
+//
+//   node scripts/build-entrypoints.mjs           write the generated file
+//   node scripts/build-entrypoints.mjs --check   fail when the committed file differs from a fresh compile
+//
+// Sources, OpenZeppelin versions and compilers are devDependencies (npm aliases): aa-contracts-0.6.0,
+// aa-contracts-0.7.0, openzeppelin-contracts-4.8.3, openzeppelin-contracts-5.0.0, solc-0.8.15,
+// solc-0.8.17, solc-0.8.23. Source unit names are the project's own (contracts/core/EntryPoint.sol,
+// @openzeppelin/contracts/...), as in the package's hardhat build, so the metadata can match too.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(path.join(root, 'package.json'));
+export const GENERATED = 'src/chain/entrypoints.generated.ts';
+
+const OPTIMIZER = { enabled: true, runs: 1_000_000 };
+
+/**
+ * One compile per contract: the package version, the compiler, the settings, the sources of the
+ * hardhat compile job (the contract's own file first) and the OpenZeppelin release it imports.
+ * v0.6: hardhat compiled with 0.8.15 (runs 1000000), overridden for core/EntryPoint.sol and
+ * samples/SimpleAccount.sol with 0.8.17 via IR; SimpleAccountFactory.sol (and the SimpleAccount it
+ * embeds) therefore uses 0.8.15 without IR. v0.7: 0.8.23 (runs 1000000, evm paris), the same two
+ * files via IR.
+ */
+export const BUILDS = [
+  {
+    key: 'entryPointV06',
+    contract: 'EntryPoint',
+    pkg: 'aa-contracts-0.6.0',
+    oz: 'openzeppelin-contracts-4.8.3',
+    solc: 'solc-0.8.17',
+    settings: { optimizer: OPTIMIZER, viaIR: true },
+    sources: ['contracts/core/EntryPoint.sol', 'contracts/samples/SimpleAccount.sol'],
+  },
+  {
+    key: 'simpleAccountFactoryV06',
+    contract: 'SimpleAccountFactory',
+    pkg: 'aa-contracts-0.6.0',
+    oz: 'openzeppelin-contracts-4.8.3',
+    solc: 'solc-0.8.15',
+    settings: { optimizer: OPTIMIZER },
+    sources: ['contracts/samples/SimpleAccountFactory.sol'],
+  },
+  {
+    key: 'entryPointV07',
+    contract: 'EntryPoint',
+    pkg: 'aa-contracts-0.7.0',
+    oz: 'openzeppelin-contracts-5.0.0',
+    solc: 'solc-0.8.23',
+    settings: { optimizer: OPTIMIZER, viaIR: true, evmVersion: 'paris' },
+    sources: ['contracts/core/EntryPoint.sol', 'contracts/samples/SimpleAccount.sol'],
+  },
+  {
+    key: 'simpleAccountFactoryV07',
+    contract: 'SimpleAccountFactory',
+    pkg: 'aa-contracts-0.7.0',
+    oz: 'openzeppelin-contracts-5.0.0',
+    solc: 'solc-0.8.23',
+    settings: { optimizer: OPTIMIZER, evmVersion: 'paris' },
+    sources: ['contracts/samples/SimpleAccountFactory.sol'],
+  },
+];
+
+function packageDir(name) {
+  return path.dirname(require.resolve(`${name}/package.json`));
+}
+
+/** The CBOR metadata solc appends (ipfs hash + compiler version), blanked for a comparison without it. */
+const METADATA = /a264697066735822[0-9a-f]{68}64736f6c6343[0-9a-f]{6}0033/g;
+
+function compile(build) {
+  const pkgDir = packageDir(build.pkg);
+  const ozDir = packageDir(build.oz);
+  const read = (name) => {
+    let file;
+    if (name.startsWith('contracts/')) file = path.join(pkgDir, name.slice('contracts/'.length));
+    else if (name.startsWith('@openzeppelin/contracts/')) file = path.join(ozDir, name.slice('@openzeppelin/contracts/'.length));
+    return file && existsSync(file) ? { contents: readFileSync(file, 'utf8') } : { error: `not found: ${name}` };
+  };
+  const sources = {};
+  for (const name of build.sources) {
+    const found = read(name);
+    if (!('contents' in found)) throw new Error(`${build.pkg}: ${found.error}`);
+    sources[name] = { content: found.contents };
+  }
+  const solc = require(build.solc);
+  const input = {
+    language: 'Solidity',
+    sources,
+    settings: { ...build.settings, outputSelection: { [build.sources[0]]: { [build.contract]: ['abi', 'evm.bytecode.object'] } } },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: read }));
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length) throw new Error(`${build.key}: ${errors.map((e) => e.formattedMessage).join('\n')}`);
+  const initCode = output.contracts[build.sources[0]][build.contract].evm.bytecode.object;
+  const artifact = JSON.parse(readFileSync(path.join(pkgDir, 'artifacts', `${build.contract}.json`), 'utf8')).bytecode.slice(2);
+  const artifactMatch =
+    artifact === initCode ? 'exact' : artifact.replace(METADATA, '') === initCode.replace(METADATA, '') ? 'except-metadata' : 'differs';
+  const version = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version;
+  const ozVersion = JSON.parse(readFileSync(path.join(ozDir, 'package.json'), 'utf8')).version;
+  return {
+    key: build.key,
+    source: `@account-abstraction/contracts@${version} ${build.sources[0].slice('contracts/'.length)}`,
+    openzeppelin: ozVersion,
+    compiler: solc.version(),
+    settings: build.settings,
+    artifactMatch,
+    initCode,
+  };
+}
+
+/** The generated module's text from fresh compiles. */
+export function generate() {
+  const results = BUILDS.map(compile);
+  const lines = [
+    '// Generated by scripts/build-entrypoints.mjs from @account-abstraction/contracts; do not edit.',
+    '// `node scripts/build-entrypoints.mjs --check` (run by test/entrypoints.test.ts) fails when it is stale.',
+    '',
+    '/** How a contract was built and how its creation code compares with the package artifact. */',
+    'export interface AccountAbstractionBuild {',
+    '  source: string;',
+    '  openzeppelin: string;',
+    '  compiler: string;',
+    '  settings: { optimizer: { enabled: boolean; runs: number }; viaIR?: boolean; evmVersion?: string };',
+    "  artifactMatch: 'exact' | 'except-metadata' | 'differs';",
+    '  initCode: `0x${string}`;',
+    '}',
+    '',
+  ];
+  for (const r of results) {
+    const { key, initCode, ...rest } = r;
+    const meta = JSON.stringify(rest, null, 2).slice(0, -2);
+    lines.push(`export const ${key}: AccountAbstractionBuild = ${meta},\n  "initCode": "0x${initCode}"\n};`, '');
+  }
+  return { text: lines.join('\n'), results };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const check = process.argv.includes('--check');
+  const started = Date.now();
+  const { text, results } = generate();
+  for (const r of results) process.stdout.write(`${r.key}: ${r.compiler}, artifact ${r.artifactMatch}\n`);
+  const file = path.join(root, GENERATED);
+  const have = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  if (check) {
+    if (have !== text) {
+      process.stderr.write(`${GENERATED} differs from a fresh compile: run node scripts/build-entrypoints.mjs and commit it\n`);
+      process.exit(1);
+    }
+    process.stdout.write(`${GENERATED} is up to date (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  } else {
+    writeFileSync(file, text);
+    process.stdout.write(`wrote ${GENERATED} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  }
+}
