@@ -382,6 +382,12 @@ export class ChainApp {
       for (const tx of systemTxs) {
         const key = tx.tx.from.toString('hex');
         if (stopped.has(key)) continue;
+        if (tx.tx.type === SET_CODE_TX_TYPE) {
+          // A module decides its calls without the EVM, so it cannot apply EIP-7702 delegations.
+          refused.push({ hash: tx.tx.hash, reason: 'EIP-7702 transaction to a system module not supported' });
+          stopped.add(key);
+          continue;
+        }
         let account = accounts.get(key);
         if (!account) {
           const { nonce, balance } = chain.getAccount(tx.tx.from, parent.number);
@@ -500,6 +506,9 @@ export class ChainApp {
     this.log.debug({ err }, 'block production failed; module state reloaded from the last commit');
   }
 }
+
+/** EIP-7702 set-code transactions. */
+const SET_CODE_TX_TYPE = 4;
 
 /**
  * Transactions to system modules (staking, compute) run before the EVM ones. A sender's system transaction joins the

@@ -184,7 +184,7 @@ function present(o: Record<string, unknown>, key: string): boolean {
   return o[key] !== undefined && o[key] !== null;
 }
 
-/** A transaction call object (geth's TransactionArgs): from, to, gas, fees, value, data/input, nonce, accessList. */
+/** A transaction call object (geth's TransactionArgs): from, to, gas, fees, value, data/input, nonce, accessList, authorizationList. */
 export function parseCallObject(value: unknown): ParsedCall {
   const o = objectOf(value, 'a call');
   const request: CallRequest = {};
@@ -209,6 +209,9 @@ export function parseCallObject(value: unknown): ParsedCall {
   if (callData) request.data = callData;
 
   if (present(o, 'accessList')) request.accessList = member('accessList', () => parseAccessList(o.accessList));
+  if (present(o, 'authorizationList')) {
+    request.authorizationList = member('authorizationList', () => parseAuthorizationList(o.authorizationList));
+  }
 
   if (request.gasPrice !== undefined && (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined)) {
     throw new InvalidValueError('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified');
@@ -221,11 +224,29 @@ export function parseCallObject(value: unknown): ParsedCall {
     throw new InvalidValueError(`maxFeePerGas (${request.maxFeePerGas}) < maxPriorityFeePerGas (${request.maxPriorityFeePerGas})`);
   }
   // Fields for transaction kinds the chain does not run are refused rather than silently ignored.
-  for (const key of ['blobVersionedHashes', 'blobs', 'maxFeePerBlobGas', 'authorizationList']) {
-    if (present(o, key)) throw new InvalidValueError(`${key}: blob and EIP-7702 transactions are not supported`);
+  for (const key of ['blobVersionedHashes', 'blobs', 'maxFeePerBlobGas']) {
+    if (present(o, key)) throw new InvalidValueError(`${key}: blob transactions are not supported`);
   }
   const chainId = present(o, 'chainId') ? member('chainId', () => parseQuantity(o.chainId)) : undefined;
   return { request, chainId };
+}
+
+/** EIP-7702 authorizations as geth's SetCodeAuthorization: chainId, address, nonce, yParity, r, s. */
+function parseAuthorizationList(value: unknown): NonNullable<CallRequest['authorizationList']> {
+  if (!Array.isArray(value)) throw new InvalidValueError(`expected an array, got ${describe(value)}`);
+  return value.map((item, i) =>
+    member(`[${i}]`, () => {
+      const entry = objectOf(item, 'an authorization');
+      return {
+        chainId: member('chainId', () => parseQuantity(entry.chainId)),
+        address: member('address', () => parseAddress(entry.address)),
+        nonce: member('nonce', () => parseUint64(entry.nonce)),
+        yParity: member('yParity', () => Number(parseQuantity(entry.yParity, 8))),
+        r: member('r', () => parseQuantity(entry.r)),
+        s: member('s', () => parseQuantity(entry.s)),
+      };
+    }),
+  );
 }
 
 function parseAccessList(value: unknown): { address: Buffer; storageKeys: Buffer[] }[] {

@@ -7,6 +7,8 @@ use alloy_primitives::{keccak256, Address, Bytes, B256, U256};
 use revm::context::result::{EVMError, ExecutionResult};
 use revm::context::{BlockEnv, CfgEnv, Context, ContextTr, TxEnv};
 use revm::context_interface::block::BlobExcessGasAndPrice;
+use revm::context_interface::either::Either;
+use revm::context_interface::transaction::{RecoveredAuthority, RecoveredAuthorization};
 use revm::database::states::bundle_state::BundleRetention;
 use revm::database::{OriginalValuesKnown, State};
 use revm::handler::{ExecuteCommitEvm, MainBuilder, MainContext};
@@ -15,8 +17,8 @@ use revm::primitives::hardfork::SpecId;
 use revm::{Database, DatabaseCommit};
 use svc_primitives::gas::MAX_INITCODE_SIZE;
 use svc_primitives::{
-    header_hash, header_time_ms, intrinsic_gas, logs_bloom, mix_hash_with_millis, next_base_fee, receipts_root, transactions_root, prague_header,
-    Header, SignedTransaction, TxEnvelope, TxReceipt, KECCAK_EMPTY,
+    header_hash, header_time_ms, logs_bloom, recover_authority, mix_hash_with_millis, next_base_fee, receipts_root, transactions_root, prague_header,
+    Header, SignedAuthorization, SignedTransaction, TxEnvelope, TxReceipt, KECCAK_EMPTY,
 };
 use svc_store::codec::BlockBody;
 use svc_store::state::{apply_changes, record_slot, record_word, AccountFields, StateChanges, StorageChange};
@@ -147,22 +149,36 @@ pub(crate) fn cfg_env(chain_id: u64) -> CfgEnv {
     cfg
 }
 
-/// revm's view of a signed transaction.
+/// revm's view of a signed transaction. A set-code transaction's authorizations go with their
+/// authorities recovered here (libsecp256k1); revm applies them under EIP-7702's rules, skipping
+/// those with another chain id, a bad signature, a stale nonce or an authority holding code.
 pub(crate) fn tx_env(tx: &SignedTransaction, sender: Address) -> TxEnv {
     TxEnv {
         tx_type: tx.tx_type(),
         caller: sender,
         gas_limit: tx.gas_limit(),
         gas_price: tx.max_fee_per_gas(),
-        gas_priority_fee: (tx.tx_type() == 2).then(|| tx.max_priority_fee_per_gas()),
+        gas_priority_fee: tx.is_dynamic_fee().then(|| tx.max_priority_fee_per_gas()),
         kind: tx.kind(),
         value: tx.value(),
         data: tx.input().clone(),
         nonce: tx.nonce(),
         chain_id: tx.chain_id(),
         access_list: tx.access_list().cloned().unwrap_or_default(),
+        authorization_list: tx.authorization_list().map(recovered_authorizations).unwrap_or_default(),
         ..Default::default()
     }
+}
+
+/// Authorizations with their authorities, as revm takes them; one that does not recover is
+/// marked invalid (revm skips it) rather than failing the transaction.
+pub(crate) fn recovered_authorizations(list: &[SignedAuthorization]) -> Vec<Either<SignedAuthorization, RecoveredAuthorization>> {
+    list.iter()
+        .map(|auth| {
+            let authority = recover_authority(auth).map_or(RecoveredAuthority::Invalid, RecoveredAuthority::Valid);
+            Either::Right(RecoveredAuthorization::new_unchecked(auth.inner().clone(), authority))
+        })
+        .collect()
 }
 
 /// A block executed and sealed on the head but not yet written: what ABCI's FinalizeBlock
@@ -403,7 +419,7 @@ fn apply_system_tx<DB: Database + DatabaseCommit>(
     outcome: &SystemOutcome,
 ) -> Result<(bool, Vec<svc_primitives::Log>), ChainError> {
     let module = tx.to().ok_or_else(|| ChainError::Invalid(format!("system transaction {} has no recipient", tx.hash)))?;
-    let intrinsic = intrinsic_gas(tx.input(), false, tx.access_list()).minimum();
+    let intrinsic = tx.intrinsic_gas().minimum();
     if outcome.gas_used > tx.gas_limit() || outcome.gas_used < intrinsic {
         return Err(ChainError::Invalid(format!(
             "system transaction {}: gas used {} outside {intrinsic}..={}",
@@ -520,7 +536,7 @@ pub fn precheck(tx: &SignedTransaction, sender: Address, c: &TxCheck<'_>) -> Opt
         return Some(Skip::Reject(format!("insufficient funds for gas * price + value: address {sender} have {balance} want {want}")));
     }
     let is_create = tx.to().is_none();
-    let ig = intrinsic_gas(tx.input(), is_create, tx.access_list());
+    let ig = tx.intrinsic_gas();
     if gas < ig.intrinsic {
         return Some(Skip::Reject(format!("intrinsic gas too low: have {gas}, want {}", ig.intrinsic)));
     }

@@ -8,10 +8,10 @@ use revm::database::CacheDB;
 use revm::handler::{ExecuteEvm, MainBuilder, MainContext};
 use revm::DatabaseRef;
 use svc_primitives::gas::TX_GAS;
-use svc_primitives::Header;
+use svc_primitives::{Header, SignedAuthorization};
 use svc_store::StateAt;
 
-use crate::block::{block_env, cfg_env};
+use crate::block::{block_env, cfg_env, recovered_authorizations};
 use crate::db::StoreDb;
 use crate::errors::{halt_text, invalid_tx_text, ChainError};
 
@@ -33,6 +33,9 @@ pub struct CallRequest {
     pub data: Option<Bytes>,
     pub nonce: Option<u64>,
     pub access_list: Option<AccessList>,
+    /// EIP-7702 authorizations: the call runs as a set-code transaction (type 4), the
+    /// delegations applied before it (geth's TransactionArgs.AuthorizationList).
+    pub authorization_list: Option<Vec<SignedAuthorization>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,7 +129,15 @@ impl<'a> Caller<'a> {
             access_list: req.access_list.clone().unwrap_or_default(),
             ..Default::default()
         };
-        if req.max_fee_per_gas.is_some() || req.max_priority_fee_per_gas.is_some() {
+        if let Some(list) = &req.authorization_list {
+            if req.to.is_none() {
+                return Ok(Run::Invalid("EIP-7702 transaction cannot be used to create contract".into()));
+            }
+            tx.tx_type = 4;
+            tx.authorization_list = recovered_authorizations(list);
+            tx.gas_price = req.max_fee_per_gas.or(req.gas_price).unwrap_or(0);
+            tx.gas_priority_fee = Some(req.max_priority_fee_per_gas.unwrap_or(0));
+        } else if req.max_fee_per_gas.is_some() || req.max_priority_fee_per_gas.is_some() {
             tx.tx_type = 2;
             tx.gas_price = req.max_fee_per_gas.unwrap_or(0);
             tx.gas_priority_fee = Some(req.max_priority_fee_per_gas.unwrap_or(0));

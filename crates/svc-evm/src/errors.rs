@@ -46,8 +46,8 @@ pub fn invalid_tx_text(err: &InvalidTransaction, sender: Address) -> String {
         | E::Eip7873NotSupported
         | E::BlobCreateTransaction
         | E::EmptyBlobs
-        | E::AuthorizationListNotSupported
-        | E::EmptyAuthorizationList => "transaction type not supported".into(),
+        | E::AuthorizationListNotSupported => "transaction type not supported".into(),
+        E::EmptyAuthorizationList => "EIP-7702 transaction with empty auth list".into(),
         other => other.to_string(),
     }
 }

@@ -121,6 +121,27 @@ fn call_request(req: CallRequest) -> napi::Result<svc_evm::CallRequest> {
         }
         None => None,
     };
+    let authorization_list = match req.authorization_list {
+        Some(list) => {
+            let mut auths = Vec::with_capacity(list.len());
+            for a in list {
+                let inner = svc_primitives::Authorization {
+                    chain_id: to_u256(&a.chain_id, "authorization chainId")?,
+                    address: to_address(&a.address, "authorization address")?,
+                    nonce: to_u64(&a.nonce, "authorization nonce")?,
+                };
+                let y_parity = u8::try_from(a.y_parity).map_err(|_| napi::Error::from_reason("authorization yParity out of range"))?;
+                auths.push(svc_primitives::SignedAuthorization::new_unchecked(
+                    inner,
+                    y_parity,
+                    to_u256(&a.r, "authorization r")?,
+                    to_u256(&a.s, "authorization s")?,
+                ));
+            }
+            Some(auths)
+        }
+        None => None,
+    };
     Ok(svc_evm::CallRequest {
         from: req.from.as_deref().map(|a| to_address(a, "from")).transpose()?,
         to: req.to.as_deref().map(|a| to_address(a, "to")).transpose()?,
@@ -132,6 +153,7 @@ fn call_request(req: CallRequest) -> napi::Result<svc_evm::CallRequest> {
         data: req.data.map(|d| Bytes::from(d.to_vec())),
         nonce: req.nonce.as_ref().map(|n| to_u64(n, "nonce")).transpose()?,
         access_list,
+        authorization_list,
     })
 }
 

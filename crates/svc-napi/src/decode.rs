@@ -10,7 +10,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi::{Env, Task};
 use napi_derive::napi;
-use svc_primitives::{intrinsic_gas, Address, SignedTransaction, TrieAccount};
+use svc_primitives::{Address, SignedTransaction, TrieAccount};
 
 use crate::chain::Chain;
 use crate::convert::*;
@@ -74,7 +74,7 @@ impl Task for DecodeTask {
 
 /// The JavaScript object of a decoded transaction with its sender's state at the head.
 pub(crate) fn decoded_tx(tx: &SignedTransaction, from: &Address, account: &TrieAccount) -> DecodedTx {
-    let ig = intrinsic_gas(tx.input(), tx.to().is_none(), tx.access_list());
+    let ig = tx.intrinsic_gas();
     DecodedTx {
         hash: buffer(tx.hash.as_slice()),
         from: buffer(from.as_slice()),

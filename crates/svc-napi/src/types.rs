@@ -189,6 +189,19 @@ pub struct CallRequest {
     pub data: Option<Buffer>,
     pub nonce: Option<BigInt>,
     pub access_list: Option<Vec<AccessListEntry>>,
+    /// EIP-7702 authorizations: the call runs as a set-code transaction.
+    pub authorization_list: Option<Vec<AuthorizationEntry>>,
+}
+
+/// A signed EIP-7702 authorization (geth's SetCodeAuthorization).
+#[napi(object)]
+pub struct AuthorizationEntry {
+    pub chain_id: BigInt,
+    pub address: Buffer,
+    pub nonce: BigInt,
+    pub y_parity: u32,
+    pub r: BigInt,
+    pub s: BigInt,
 }
 
 #[napi(object)]

@@ -62,12 +62,12 @@ pub fn transaction(tx: &SignedTransaction, from: &Address, position: Option<TxPo
     let ty = tx.tx_type();
     o.insert("from".into(), addr(from));
     o.insert("gas".into(), qty(tx.gas_limit()));
-    let gas_price = match (ty, position) {
-        (2, Some(p)) => tx.effective_gas_price(p.base_fee),
+    let gas_price = match position {
+        Some(p) if tx.is_dynamic_fee() => tx.effective_gas_price(p.base_fee),
         _ => tx.max_fee_per_gas(),
     };
     o.insert("gasPrice".into(), qty128(gas_price));
-    if ty == 2 {
+    if tx.is_dynamic_fee() {
         o.insert("maxFeePerGas".into(), qty128(tx.max_fee_per_gas()));
         o.insert("maxPriorityFeePerGas".into(), qty128(tx.max_priority_fee_per_gas()));
     }
@@ -88,6 +88,23 @@ pub fn transaction(tx: &SignedTransaction, from: &Address, position: Option<TxPo
             })
             .collect();
         o.insert("accessList".into(), Value::Array(items));
+    }
+    if let Some(list) = tx.authorization_list() {
+        // geth's SetCodeAuthorization: every member a quantity but the address.
+        let items: Vec<Value> = list
+            .iter()
+            .map(|a| {
+                json!({
+                    "chainId": qty256(a.chain_id),
+                    "address": addr(&a.address),
+                    "nonce": qty(a.nonce),
+                    "yParity": qty(a.y_parity() as u64),
+                    "r": qty256(a.r()),
+                    "s": qty256(a.s()),
+                })
+            })
+            .collect();
+        o.insert("authorizationList".into(), Value::Array(items));
     }
     if let Some(id) = tx.chain_id() {
         o.insert("chainId".into(), qty(id));

@@ -121,6 +121,16 @@ export interface AppWrite {
   value?: Buffer
 }
 
+/** A signed EIP-7702 authorization (geth's SetCodeAuthorization). */
+export interface AuthorizationEntry {
+  chainId: bigint
+  address: Buffer
+  nonce: bigint
+  yParity: number
+  r: bigint
+  s: bigint
+}
+
 /** A move of native balance: no `from` mints, no `to` burns. */
 export interface BalanceMove {
   from?: Buffer
@@ -172,6 +182,8 @@ export interface CallRequest {
   data?: Buffer
   nonce?: bigint
   accessList?: Array<AccessListEntry>
+  /** EIP-7702 authorizations: the call runs as a set-code transaction. */
+  authorizationList?: Array<AuthorizationEntry>
 }
 
 export interface CallResult {

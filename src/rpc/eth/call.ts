@@ -50,7 +50,12 @@ function simulateModule(ctx: RpcContext, call: ParsedCall, blockNumber: number):
 }
 
 function isModuleCall(ctx: RpcContext, call: ParsedCall): boolean {
-  return ctx.services.app.modules.isModule(call.request.to);
+  if (!ctx.services.app.modules.isModule(call.request.to)) return false;
+  // A module decides its calls without the EVM: it cannot apply EIP-7702 delegations.
+  if (call.request.authorizationList) {
+    throw new InvalidArgumentError(0, 'authorizationList: a system module call cannot carry EIP-7702 authorizations');
+  }
+  return true;
 }
 
 function moduleFailure(outcome: ModuleOutcome): Error {
