@@ -95,9 +95,10 @@ describe('built-in genesis of the devnet', () => {
     assert.equal(g.timestamp, chainParams.genesisTimestamp.devnet);
   });
 
-  it('allocates the 10 dev accounts, Multicall3, the system modules and the faucet, sorted by address', () => {
+  it('allocates the 10 dev accounts, Multicall3, the ERC-4337 contracts, the system modules and the faucet, sorted by address', () => {
     const g = devGenesis('devnet');
-    assert.equal(g.alloc.length, 16);
+    // 10 dev accounts, Multicall3, 2 EntryPoints and 2 SimpleAccountFactories, 4 system modules, the faucet.
+    assert.equal(g.alloc.length, 20);
     assert.equal(g.alloc.find((a) => a.address.equals(faucetAccount().addressBytes))!.balance, faucetParams.genesisBalance);
     const staking = g.alloc.find((a) => a.address.equals(STAKING))!;
     assert.equal(staking.balance, systemParams.devGenesisValidator.selfStake, 'the module holds the genesis self stake');
@@ -172,10 +173,10 @@ describe('built-in genesis of the testnet: no public key holds anything', () => 
     assert.equal(balanceOf(VALIDATOR), chainParams.testnetValidatorBalance);
     assert.equal(balanceOf(FAUCET), faucetParams.genesisBalance);
     assert.equal(balanceOf(systemParams.stakingAddress), systemParams.devGenesisValidator.selfStake);
-    // The validator, the faucet, Multicall3 and the three system modules.
-    assert.equal(spec.alloc.length, 7);
+    // The validator, the faucet, Multicall3, the four ERC-4337 contracts and the four system modules.
+    assert.equal(spec.alloc.length, 11);
     const { faucetAddress: _, ...withoutFaucet } = testnet;
-    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 6, 'no faucet address, no faucet account');
+    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 10, 'no faucet address, no faucet account');
   });
 
   it('is a function of the configuration: the same settings give the same genesis, other settings another', () => {

@@ -4,13 +4,15 @@
 //
 // devnet: chain id from params, the first 10 accounts of the standard test mnemonic funded as
 // Hardhat and anvil fund them, the faucet at index 100 of it, dev account 0 as genesis validator,
-// and Multicall3 at its canonical address.
+// Multicall3 at its canonical address, and the ERC-4337 EntryPoints v0.6 and v0.7 with their
+// SimpleAccountFactories at their canonical addresses (account-abstraction.ts).
 //
 // testnet: no account of that mnemonic, because their keys are public. The built-in genesis is a
 // pure function of the configuration: the validator address (--validator-address, required) is the
 // genesis validator and is funded with params.chain.testnetValidatorBalance; the faucet address
 // (--faucet-address, or the address of the operator's faucet key) gets params.faucet.genesisBalance;
-// without either faucet setting there is no faucet account. Every node of a testnet passes the same
+// without either faucet setting there is no faucet account. Multicall3 and the ERC-4337 contracts are
+// placed as on the devnet. Every node of a testnet passes the same
 // validator and faucet addresses and so builds the same genesis.
 //
 // mainnet: no dev accounts either. Its genesis is a JSON file given with --genesis <file>
@@ -42,6 +44,7 @@ import { checksumAddress, parseAddress } from './address.js';
 import { devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';
 import { FaucetKeyError } from './faucet-key.js';
 import { MULTICALL3_INIT_CODE } from './multicall3.js';
+import { accountAbstractionAccounts } from './account-abstraction.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 
 export { devAccounts, faucetAccount, type DevAccount } from './dev-accounts.js';
@@ -100,17 +103,22 @@ function systemAccounts(validators: readonly GenesisValidator[]): GenesisAccount
   ];
 }
 
-/** Built-in genesis of the devnet: dev accounts and the dev faucet funded, Multicall3 deployed. */
+/** Built-in genesis of the devnet: dev accounts and the dev faucet funded, Multicall3 and the ERC-4337 contracts deployed. */
 export function devGenesis(network: 'devnet' = 'devnet'): GenesisSpec {
   const alloc: GenesisAccount[] = devAccounts().map((a) => ({ address: a.addressBytes, balance: a.balance }));
   const faucetAlloc = faucetAccount();
-  alloc.push(multicall3Account(), ...systemAccounts(devGenesisValidators()), { address: faucetAlloc.addressBytes, balance: faucetAlloc.balance });
+  alloc.push(
+    multicall3Account(),
+    ...accountAbstractionAccounts(),
+    ...systemAccounts(devGenesisValidators()),
+    { address: faucetAlloc.addressBytes, balance: faucetAlloc.balance },
+  );
   return builtInSpec(network, alloc);
 }
 
 /**
  * Built-in genesis of the testnet: `validator` registered and funded, the faucet address (when the
- * configuration names one) funded, Multicall3 deployed; no public key holds anything.
+ * configuration names one) funded, Multicall3 and the ERC-4337 contracts deployed; no public key holds anything.
  */
 export function testnetGenesis(validator: Buffer, faucetAddress: Buffer | undefined): NetworkGenesis {
   if (faucetAddress?.equals(validator)) {
@@ -121,6 +129,7 @@ export function testnetGenesis(validator: Buffer, faucetAddress: Buffer | undefi
   const validators: GenesisValidator[] = [{ operator: validator, ...system.devGenesisValidator }];
   const alloc: GenesisAccount[] = [
     multicall3Account(),
+    ...accountAbstractionAccounts(),
     ...systemAccounts(validators),
     { address: validator, balance: chainParams.testnetValidatorBalance },
   ];

@@ -63,13 +63,23 @@ pub fn build_genesis(spec: &GenesisSpec) -> Result<BlockCommit, ChainError> {
         );
     }
     for a in spec.alloc.iter().filter(|a| a.init_code.is_some()) {
-        let (code, storage) = run_init_code(spec, &accounts, a.address, a.init_code.clone().unwrap_or_default())?;
+        let outcome = run_init_code(spec, &accounts, a.address, a.init_code.clone().unwrap_or_default())?;
         let entry = accounts.get_mut(&a.address).expect("inserted above");
-        entry.code = code;
-        entry.storage.extend(storage);
+        entry.code = outcome.code;
+        entry.balance = outcome.balance;
+        entry.storage.extend(outcome.storage);
         entry.storage.retain(|_, v| !v.is_zero());
-        // A created contract starts at nonce 1 (EIP-161).
-        entry.nonce = entry.nonce.max(1);
+        // A created contract starts at nonce 1 (EIP-161); each CREATE of its constructor adds one.
+        entry.nonce = outcome.nonce.max(1);
+        for (address, created) in outcome.created {
+            if accounts.contains_key(&address) {
+                return Err(ChainError::Invalid(format!(
+                    "genesis initCode of {} creates {address}, which the allocation already lists",
+                    a.address
+                )));
+            }
+            accounts.insert(address, created);
+        }
     }
 
     let mut nodes = MemoryNodes::default();
@@ -118,20 +128,34 @@ pub fn build_genesis(spec: &GenesisSpec) -> Result<BlockCommit, ChainError> {
     Ok(BlockCommit { header, hash, state: update, ..Default::default() })
 }
 
-/// Execute `init_code` as the constructor of `target` over the allocation; returns the runtime
-/// code and the target's storage. Only the target's own changes are kept.
+/// What running a genesis account's init code left: the target's runtime code, balance, nonce and
+/// storage, and the contracts its constructor created.
+struct InitOutcome {
+    code: Bytes,
+    balance: U256,
+    nonce: u64,
+    storage: Vec<(B256, U256)>,
+    created: Vec<(Address, GenesisAccountState)>,
+}
+
+/// Execute `init_code` as the constructor of `target` over the allocation. As in a CREATE, the
+/// target runs at nonce 1 (EIP-161), so a contract its constructor creates (`new C()`) lands at
+/// CREATE(target, 1), CREATE(target, 2), … as on a network where it was deployed by a transaction.
+/// Kept: the target's own changes and the accounts created during the run; changes to other
+/// accounts of the allocation are dropped.
 fn run_init_code(
     spec: &GenesisSpec,
     accounts: &BTreeMap<Address, GenesisAccountState>,
     target: Address,
     init_code: Bytes,
-) -> Result<(Bytes, Vec<(B256, U256)>), ChainError> {
+) -> Result<InitOutcome, ChainError> {
     let mut db = CacheDB::new(EmptyDB::default());
     for (address, a) in accounts {
         let code = if *address == target { init_code.clone() } else { a.code.clone() };
+        let nonce = if *address == target { a.nonce.max(1) } else { a.nonce };
         let bytecode = revm::bytecode::Bytecode::new_raw(code.clone());
         let code_hash = if code.is_empty() { KECCAK_EMPTY } else { keccak256(&code) };
-        db.insert_account_info(*address, AccountInfo::new(a.balance, a.nonce, code_hash, bytecode));
+        db.insert_account_info(*address, AccountInfo::new(a.balance, nonce, code_hash, bytecode));
         for (slot, value) in &a.storage {
             db.insert_account_storage(*address, (*slot).into(), *value)
                 .map_err(|e| ChainError::Evm(e.to_string()))?;
@@ -165,10 +189,27 @@ fn run_init_code(
     if code.first() == Some(&0xef) {
         return Err(ChainError::Invalid(format!("genesis initCode of {target} returned code starting with 0xef")));
     }
-    let storage = out
-        .state
-        .get(&target)
-        .map(|account| account.storage.iter().map(|(k, slot)| (B256::from(*k), slot.present_value)).collect())
-        .unwrap_or_default();
-    Ok((code, storage))
+    let own = &accounts[&target];
+    let mut outcome = InitOutcome { code, balance: own.balance, nonce: own.nonce.max(1), storage: Vec::new(), created: Vec::new() };
+    for (address, account) in &out.state {
+        let storage = || account.storage.iter().map(|(k, slot)| (B256::from(*k), slot.present_value));
+        if *address == target {
+            outcome.balance = account.info.balance;
+            outcome.nonce = account.info.nonce;
+            outcome.storage = storage().collect();
+        } else if account.is_created() && !account.is_selfdestructed() {
+            let code = account.info.code.as_ref().map(|c| c.original_bytes()).unwrap_or_default();
+            if code.first() == Some(&0xef) {
+                return Err(ChainError::Invalid(format!("genesis initCode of {target} created {address} with code starting with 0xef")));
+            }
+            let state = GenesisAccountState {
+                nonce: account.info.nonce,
+                balance: account.info.balance,
+                code,
+                storage: storage().filter(|(_, v)| !v.is_zero()).collect(),
+            };
+            outcome.created.push((*address, state));
+        }
+    }
+    Ok(outcome)
 }

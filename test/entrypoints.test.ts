@@ -1,0 +1,250 @@
+// ERC-4337 in the devnet genesis: EntryPoint v0.6 and v0.7 and their SimpleAccountFactories at their
+// canonical addresses answer as their versions do on public networks, and a user operation built
+// and signed with viem runs through handleOps sent by a plain EOA (no bundler).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  createPublicClient,
+  createWalletClient,
+  decodeErrorResult,
+  encodeFunctionData,
+  getContractAddress,
+  http,
+  parseAbi,
+  parseEther,
+  parseEventLogs,
+  parseGwei,
+  concat,
+  type Address,
+  type Chain,
+  type Hex,
+  type PrivateKeyAccount,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { entryPoint06Abi, entryPoint07Abi, getUserOperationHash, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import {
+  ENTRY_POINT_V06,
+  ENTRY_POINT_V07,
+  SIMPLE_ACCOUNT_FACTORY_V06,
+  SIMPLE_ACCOUNT_FACTORY_V07,
+} from '../src/chain/account-abstraction.js';
+import * as generated from '../src/chain/entrypoints.generated.js';
+import { startNode, type RunningNode } from '../src/node.js';
+import { devPrivateKeys } from './support/dev-accounts.js';
+import { JsonRpcError, rpc } from './support/json-rpc.js';
+import { devnetConfig } from './support/node-config.js';
+import { repoRoot } from './support/repo.js';
+import { svcDevnet } from './support/viem-chain.js';
+
+const CHAIN_ID = 9000;
+const factoryAbi = parseAbi([
+  'function createAccount(address owner, uint256 salt) returns (address)',
+  'function getAddress(address owner, uint256 salt) view returns (address)',
+  'function accountImplementation() view returns (address)',
+]);
+const accountAbi = parseAbi([
+  'function owner() view returns (address)',
+  'function entryPoint() view returns (address)',
+  'function execute(address dest, uint256 value, bytes func)',
+]);
+/** The SenderCreator each EntryPoint's constructor creates, where it is on public networks. */
+const SENDER_CREATOR = { v06: '0x7fc98430eAEdbb6070B35B39D798725049088348', v07: '0xEFC2c1444eBCC4Db75e7613d20C6a62fF67A167C' } as const;
+
+const versions = [
+  { name: 'v0.6', entryPoint: ENTRY_POINT_V06 as Address, factory: SIMPLE_ACCOUNT_FACTORY_V06 as Address, senderCreator: SENDER_CREATOR.v06, abi: entryPoint06Abi },
+  { name: 'v0.7', entryPoint: ENTRY_POINT_V07 as Address, factory: SIMPLE_ACCOUNT_FACTORY_V07 as Address, senderCreator: SENDER_CREATOR.v07, abi: entryPoint07Abi },
+] as const;
+
+describe('ERC-4337 contracts in the generated file', () => {
+  it('were built with the compilers and settings of the package and match its artifacts', () => {
+    assert.equal(generated.entryPointV06.compiler.split('+')[0], '0.8.17');
+    assert.equal(generated.simpleAccountFactoryV06.compiler.split('+')[0], '0.8.15');
+    assert.equal(generated.entryPointV07.compiler.split('+')[0], '0.8.23');
+    assert.equal(generated.simpleAccountFactoryV07.compiler.split('+')[0], '0.8.23');
+    for (const build of [generated.entryPointV06, generated.simpleAccountFactoryV06, generated.entryPointV07, generated.simpleAccountFactoryV07]) {
+      assert.equal(build.settings.optimizer.runs, 1_000_000, build.source);
+    }
+    assert.equal(generated.entryPointV07.artifactMatch, 'exact');
+    assert.equal(generated.simpleAccountFactoryV07.artifactMatch, 'except-metadata');
+    assert.equal(generated.simpleAccountFactoryV06.artifactMatch, 'except-metadata');
+  });
+
+  it('is what a fresh compile of the package sources gives', { timeout: 600_000 }, () => {
+    const r = spawnSync(process.execPath, [path.join(repoRoot(), 'scripts/build-entrypoints.mjs'), '--check'], { cwd: repoRoot(), encoding: 'utf8' });
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  });
+});
+
+describe('ERC-4337 EntryPoints on a fresh devnet', { timeout: 120_000 }, () => {
+  let node: RunningNode;
+  let dataDir: string;
+  let publicClient: PublicClient<Transport, Chain>;
+  let wallet: WalletClient<Transport, Chain, PrivateKeyAccount>;
+  const owner = privateKeyToAccount('0x4337433743374337433743374337433743374337433743374337433743374337');
+
+  before(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'svc-entrypoints-'));
+    node = await startNode(devnetConfig(dataDir, { blockTimeMs: 100 }));
+    const chain = svcDevnet(node.rpcUrl);
+    publicClient = createPublicClient({ chain, transport: http(node.rpcUrl), pollingInterval: 50 });
+    wallet = createWalletClient({ account: privateKeyToAccount(devPrivateKeys(2)[1]!), chain, transport: http(node.rpcUrl), pollingInterval: 50 });
+  });
+
+  after(async () => {
+    await node?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function send(to: Address, data: Hex, value = 0n): Promise<void> {
+    const hash = await wallet.sendTransaction({ to, data, value, gas: 3_000_000n });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    assert.equal(receipt.status, 'success', `transaction to ${to}`);
+  }
+
+  for (const v of versions) {
+    describe(v.name, () => {
+      it('has the EntryPoint with the SenderCreator its constructor created, at nonce 1', async () => {
+        assert.ok(((await publicClient.getCode({ address: v.entryPoint, blockNumber: 0n })) ?? '0x').length > 2);
+        const created = getContractAddress({ from: v.entryPoint, nonce: 1n });
+        assert.equal(created, v.senderCreator);
+        assert.ok(((await publicClient.getCode({ address: created, blockNumber: 0n })) ?? '0x').length > 2, 'SenderCreator has code');
+        // Constructed at nonce 1, one CREATE since.
+        assert.equal(await publicClient.getTransactionCount({ address: v.entryPoint, blockNumber: 0n }), 2);
+      });
+
+      it('has the factory, whose SimpleAccount implementation points at the EntryPoint', async () => {
+        const implementation = await publicClient.readContract({ address: v.factory, abi: factoryAbi, functionName: 'accountImplementation' });
+        assert.equal(implementation, getContractAddress({ from: v.factory, nonce: 1n }));
+        assert.equal(await publicClient.readContract({ address: implementation, abi: accountAbi, functionName: 'entryPoint' }), v.entryPoint);
+      });
+
+      it('getSenderAddress reverts with SenderAddressResult, the factory getAddress', async () => {
+        const expected = await publicClient.readContract({ address: v.factory, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 7n] });
+        const initCode = concat([v.factory, encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 7n] })]);
+        const data = encodeFunctionData({ abi: entryPoint06Abi, functionName: 'getSenderAddress', args: [initCode] });
+        const err = await rpc(node.rpcUrl, 'eth_call', [{ to: v.entryPoint, data }, 'latest']).then(
+          () => assert.fail('getSenderAddress returned'),
+          (e: unknown) => e,
+        );
+        assert.ok(err instanceof JsonRpcError && typeof err.data === 'string', String(err));
+        const decoded = decodeErrorResult({ abi: v.abi, data: err.data as Hex });
+        assert.equal(decoded.errorName, 'SenderAddressResult');
+        assert.equal(decoded.args[0], expected);
+      });
+
+      it('deposits: depositTo and balanceOf', async () => {
+        const who = '0x000000000000000000000000000000000000dEaD' as Address;
+        await send(v.entryPoint, encodeFunctionData({ abi: entryPoint06Abi, functionName: 'depositTo', args: [who] }), parseEther('1.5'));
+        assert.equal(await publicClient.readContract({ address: v.entryPoint, abi: entryPoint06Abi, functionName: 'balanceOf', args: [who] }), parseEther('1.5'));
+      });
+
+      it('creates a SimpleAccount through the factory', async () => {
+        const account = await publicClient.readContract({ address: v.factory, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 1n] });
+        await send(v.factory, encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 1n] }));
+        assert.ok(((await publicClient.getCode({ address: account })) ?? '0x').length > 2);
+        assert.equal(await publicClient.readContract({ address: account, abi: accountAbi, functionName: 'owner' }), owner.address);
+        assert.equal(await publicClient.readContract({ address: account, abi: accountAbi, functionName: 'entryPoint' }), v.entryPoint);
+      });
+    });
+  }
+
+  it('v0.6 getUserOpHash equals viem getUserOperationHash', async () => {
+    const userOperation = {
+      sender: '0x1234567890123456789012345678901234567890' as Address,
+      nonce: 5n,
+      initCode: '0xabcdef' as Hex,
+      callData: '0x010203' as Hex,
+      callGasLimit: 100_000n,
+      verificationGasLimit: 200_000n,
+      preVerificationGas: 30_000n,
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: parseGwei('1'),
+      paymasterAndData: '0x' as Hex,
+      signature: '0x' as Hex,
+    } satisfies UserOperation<'0.6'>;
+    const onChain = await publicClient.readContract({ address: ENTRY_POINT_V06, abi: entryPoint06Abi, functionName: 'getUserOpHash', args: [userOperation] });
+    assert.equal(onChain, getUserOperationHash({ chainId: CHAIN_ID, entryPointAddress: ENTRY_POINT_V06, entryPointVersion: '0.6', userOperation }));
+  });
+
+  it('v0.7 getUserOpHash equals viem getUserOperationHash', async () => {
+    const userOperation: UserOperation<'0.7'> = {
+      sender: '0x1234567890123456789012345678901234567890',
+      nonce: (3n << 64n) | 5n,
+      factory: SIMPLE_ACCOUNT_FACTORY_V07,
+      factoryData: '0xabcdef',
+      callData: '0x010203',
+      callGasLimit: 100_000n,
+      verificationGasLimit: 200_000n,
+      preVerificationGas: 30_000n,
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: parseGwei('1'),
+      paymaster: '0x000000000000000000000000000000000000bEEF',
+      paymasterVerificationGasLimit: 40_000n,
+      paymasterPostOpGasLimit: 10_000n,
+      paymasterData: '0x99',
+      signature: '0x',
+    };
+    const onChain = await publicClient.readContract({
+      address: ENTRY_POINT_V07,
+      abi: entryPoint07Abi,
+      functionName: 'getUserOpHash',
+      args: [toPackedUserOperation(userOperation)],
+    });
+    assert.equal(onChain, getUserOperationHash({ chainId: CHAIN_ID, entryPointAddress: ENTRY_POINT_V07, entryPointVersion: '0.7', userOperation }));
+  });
+
+  it('v0.7 supportsInterface and getNonce', async () => {
+    const supports = (id: Hex) => publicClient.readContract({ address: ENTRY_POINT_V07, abi: parseAbi(['function supportsInterface(bytes4) view returns (bool)']), functionName: 'supportsInterface', args: [id] });
+    assert.equal(await supports('0x01ffc9a7'), true, 'ERC-165');
+    assert.equal(await supports('0xffffffff'), false);
+    const nonce = await publicClient.readContract({ address: ENTRY_POINT_V07, abi: entryPoint07Abi, functionName: 'getNonce', args: [owner.address, 9n] });
+    assert.equal(nonce, 9n << 64n);
+  });
+
+  it('v0.7 handleOps from a plain EOA deploys the account and runs its call', async () => {
+    const salt = 42n;
+    const sender = await publicClient.readContract({ address: SIMPLE_ACCOUNT_FACTORY_V07, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, salt] });
+    assert.equal(await publicClient.getCode({ address: sender }), undefined);
+    await wallet.sendTransaction({ to: sender, value: parseEther('1') }).then((hash) => publicClient.waitForTransactionReceipt({ hash }));
+    const recipient = '0x00000000000000000000000000000000000c0ffe' as Address;
+    const userOperation: UserOperation<'0.7'> = {
+      sender,
+      nonce: 0n,
+      factory: SIMPLE_ACCOUNT_FACTORY_V07,
+      factoryData: encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, salt] }),
+      callData: encodeFunctionData({ abi: accountAbi, functionName: 'execute', args: [recipient, parseEther('0.25'), '0x'] }),
+      callGasLimit: 100_000n,
+      verificationGasLimit: 500_000n,
+      preVerificationGas: 50_000n,
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: parseGwei('1'),
+      signature: '0x',
+    };
+    const hash = getUserOperationHash({ chainId: CHAIN_ID, entryPointAddress: ENTRY_POINT_V07, entryPointVersion: '0.7', userOperation });
+    // SimpleAccount v0.7 checks an EIP-191 signature of the hash by its owner.
+    userOperation.signature = await owner.signMessage({ message: { raw: hash } });
+    const beneficiary = wallet.account.address;
+    const txHash = await wallet.sendTransaction({
+      to: ENTRY_POINT_V07,
+      data: encodeFunctionData({ abi: entryPoint07Abi, functionName: 'handleOps', args: [[toPackedUserOperation(userOperation)], beneficiary] }),
+      gas: 3_000_000n,
+    });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
+    assert.equal(receipt.status, 'success');
+    const [event] = parseEventLogs({ abi: entryPoint07Abi, logs: receipt.logs, eventName: 'UserOperationEvent' });
+    assert.ok(event, 'UserOperationEvent');
+    assert.equal(event.args.userOpHash, hash);
+    assert.equal(event.args.success, true);
+    assert.ok(((await publicClient.getCode({ address: sender })) ?? '0x').length > 2, 'the account is deployed');
+    assert.equal(await publicClient.readContract({ address: sender, abi: accountAbi, functionName: 'owner' }), owner.address);
+    assert.equal(await publicClient.getBalance({ address: recipient }), parseEther('0.25'));
+    assert.equal(await publicClient.readContract({ address: ENTRY_POINT_V07, abi: entryPoint07Abi, functionName: 'getNonce', args: [sender, 0n] }), 1n);
+  });
+});
