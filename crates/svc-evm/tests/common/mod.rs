@@ -5,9 +5,10 @@
 use std::path::Path;
 
 use alloy_consensus::transaction::SignableTransaction;
-use alloy_consensus::{Signed, TxEip1559, TxEnvelope, TxLegacy};
+use alloy_consensus::{Signed, TxEip1559, TxEip7702, TxEnvelope, TxLegacy};
 use alloy_eips::eip2718::Encodable2718;
 use alloy_eips::eip2930::AccessList;
+use alloy_eips::eip7702::{Authorization, SignedAuthorization};
 use alloy_primitives::{keccak256, Address, Bytes, Signature, TxKind, B256, U256};
 use secp256k1::{Message, SecretKey, SECP256K1};
 use svc_evm::{BlockRequest, Chain, ChainConfig, GenesisAccount, GenesisSpec};
@@ -53,6 +54,32 @@ impl Key {
         };
         let sig = self.sign(&tx);
         TxEnvelope::Eip1559(Signed::new_unhashed(tx, sig)).encoded_2718().into()
+    }
+
+    /// An EIP-7702 authorization: this key's account delegates to `address`.
+    pub fn authorize(&self, chain_id: u64, address: Address, nonce: u64) -> SignedAuthorization {
+        let auth = Authorization { chain_id: U256::from(chain_id), address, nonce };
+        let msg = Message::from_digest(auth.signature_hash().0);
+        let (recid, bytes) = SECP256K1.sign_ecdsa_recoverable(msg, &self.secret).serialize_compact();
+        SignedAuthorization::new_unchecked(auth, i32::from(recid) as u8, U256::from_be_slice(&bytes[..32]), U256::from_be_slice(&bytes[32..]))
+    }
+
+    /// EIP-7702 set-code transaction (max fee 100 gwei, tip 1 gwei).
+    pub fn tx7702(&self, nonce: u64, to: Address, input: Vec<u8>, gas: u64, authorization_list: Vec<SignedAuthorization>) -> Bytes {
+        let tx = TxEip7702 {
+            chain_id: CHAIN_ID,
+            nonce,
+            gas_limit: gas,
+            max_fee_per_gas: 100 * GWEI,
+            max_priority_fee_per_gas: GWEI,
+            to,
+            value: U256::ZERO,
+            access_list: AccessList::default(),
+            authorization_list,
+            input: input.into(),
+        };
+        let sig = self.sign(&tx);
+        TxEnvelope::Eip7702(Signed::new_unhashed(tx, sig)).encoded_2718().into()
     }
 
     /// Legacy EIP-155 transaction at `gas_price`.
