@@ -120,6 +120,12 @@ export const rpc = {
   /** eth_getLogs: widest block range and most logs in one answer. */
   maxLogBlockRange: 10_000,
   maxLogResults: 10_000,
+  /**
+   * eth_getUserOperationByHash / eth_getUserOperationReceipt look for the UserOperationEvent this many blocks back
+   * from the head at most, newest first, maxLogBlockRange blocks per native log query (as Rundler's
+   * user_operation_event_block_distance).
+   */
+  userOperationLookbackBlocks: 100_000,
   /** A log filter's addresses, and topics at one position, over HTTP and WebSocket alike (geth's maxAddresses and maxSubTopics). */
   maxLogFilterAddresses: 1000,
   maxLogFilterTopicsPerPosition: 1000,

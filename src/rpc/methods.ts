@@ -8,6 +8,7 @@ import { logMethods } from './eth/logs.js';
 import { stateMethods } from './eth/state.js';
 import { transactionMethods } from './eth/transactions.js';
 import { unsupportedMethods } from './eth/unsupported.js';
+import { userOperationMethods } from './eth/user-operations.js';
 import { method, type MethodTable, type RpcMethod } from './method.js';
 import { netMethods } from './net.js';
 import { txpoolMethods } from './txpool.js';
@@ -38,6 +39,7 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
     ...callMethods,
     ...feeMethods,
     ...logMethods,
+    ...userOperationMethods,
     ...filterMethods,
     ...unsupportedMethods,
     ...netMethods,
