@@ -1,6 +1,7 @@
 // How the explorer shows chain objects: blocks, transactions, logs and token transfers, with large
 // integers as decimal strings and hashes and addresses as 0x hex (checksummed addresses).
 import { checksumAddress } from '../chain/address.js';
+import { decodeUserOperationEvent, entryPointAddress, entryPointVersion } from '../chain/user-operation-events.js';
 import type { Chain } from '../native/index.js';
 import type { Schema } from './definition.js';
 import { BadRequestError, NotFoundError } from './envelope.js';
@@ -183,6 +184,36 @@ export function logView(l: Rpc): Record<string, unknown> {
     transactionHash: l.transactionHash,
     transactionIndex: num(l.transactionIndex),
     logIndex: num(l.logIndex),
+  };
+}
+
+export const userOperationSchema: Schema = {
+  type: 'object',
+  description: "An ERC-4337 user operation, from its EntryPoint's UserOperationEvent",
+  properties: {
+    userOpHash: { type: 'string' },
+    entryPoint: { type: 'string', description: 'the genesis EntryPoint (v0.6 or v0.7) that ran it' },
+    sender: { type: 'string', description: 'the smart account' },
+    paymaster: { type: ['string', 'null'], description: 'null when the account paid itself' },
+    nonce: { type: 'string' },
+    success: { type: 'boolean', description: "whether the account's call succeeded" },
+    actualGasCost: { type: 'string', description: 'wei charged to the account or paymaster' },
+    actualGasUsed: { type: 'string' },
+  },
+};
+
+/** A UserOperationEvent log of a genesis EntryPoint (as eth_getLogs shows a log) as the explorer shows the operation. */
+export function userOperationView(log: { address: string; topics: readonly string[]; data: string }): Record<string, unknown> {
+  const e = decodeUserOperationEvent(log);
+  return {
+    userOpHash: e.userOpHash,
+    entryPoint: entryPointAddress(entryPointVersion(log.address)!),
+    sender: addr(e.sender),
+    paymaster: /^0x0{40}$/.test(e.paymaster) ? null : addr(e.paymaster),
+    nonce: e.nonce.toString(),
+    success: e.success,
+    actualGasCost: e.actualGasCost.toString(),
+    actualGasUsed: e.actualGasUsed.toString(),
   };
 }
 

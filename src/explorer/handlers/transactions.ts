@@ -1,11 +1,12 @@
 // Transactions: lists from the index, details from the chain and the pool.
 import { revertReason } from '../../chain/revert-reason.js';
+import { isUserOperationEvent } from '../../chain/user-operation-events.js';
 import type { ExplorerServices, Handler } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
 import { transfersOf, type RpcLog } from '../transfers.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
-import { addr, big, logView, lowerHex, num, pendingView, transferView, txSummaryView } from '../views.js';
+import { addr, big, logView, lowerHex, num, pendingView, transferView, txSummaryView, userOperationView } from '../views.js';
 
 type Rpc = Record<string, unknown>;
 const hashBytes = (h: string) => Buffer.from(h.slice(2), 'hex');
@@ -50,6 +51,24 @@ async function failureReason(services: ExplorerServices, tx: Rpc, block: number)
     return { revertReason: revertReason(result.output) ?? null, revertData: `0x${result.output.toString('hex')}` };
   }
   return { revertReason: result.error ?? null, revertData: null };
+}
+
+/** The user operations a transaction's handleOps ran: one per UserOperationEvent of a genesis EntryPoint, in log order. */
+function userOperations(receipt: Rpc): Record<string, unknown>[] {
+  return (receipt.logs as RpcLog[]).filter(isUserOperationEvent).map(userOperationView);
+}
+
+/** A type-4 transaction's authorizations as signed (the authority is not recovered); null for other types. */
+function authorizations(tx: Rpc): Record<string, unknown>[] | null {
+  if (!Array.isArray(tx.authorizationList)) return null;
+  return (tx.authorizationList as Rpc[]).map((a) => ({
+    chainId: num(a.chainId),
+    address: addr(a.address as string),
+    nonce: num(a.nonce),
+    yParity: num(a.yParity),
+    r: a.r,
+    s: a.s,
+  }));
 }
 
 export const transactionHandlers: Record<string, Handler> = {
@@ -111,8 +130,10 @@ export const transactionHandlers: Record<string, Handler> = {
       input: tx.input,
       method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : tx.input,
       ...(failed ? await failureReason(services, tx, block) : { revertReason: null, revertData: null }),
+      authorizationList: authorizations(tx),
       logs: (receipt.logs as Rpc[]).map(logView),
       tokenTransfers: tokenTransfers(services, receipt),
+      userOperations: userOperations(receipt),
     };
   },
 

@@ -1,8 +1,8 @@
-// Addresses: summary with counters, transactions, token transfers, token balances, logs.
+// Addresses: summary with counters, transactions, token transfers, token balances, logs, user operations.
 import type { ParamDef, RouteDef, RouteModule } from '../definition.js';
 import { addressHandlers } from '../handlers/addresses.js';
 import { pageParams, pageSchema, schemas } from '../validate.js';
-import { transferSchema, txSchema } from '../views.js';
+import { transferSchema, txSchema, userOperationSchema } from '../views.js';
 
 const address: ParamDef = { name: 'address', in: 'path', description: '0x address', schema: schemas.address };
 
@@ -70,6 +70,25 @@ const definitions: RouteDef[] = [
     auth: 'public',
     params: [address, ...pageParams],
     response: pageSchema({ type: 'object' }),
+  },
+  {
+    id: 'getAddressUserOperations',
+    method: 'GET',
+    path: '/addresses/{address}/user-operations',
+    category: 'Addresses',
+    summary:
+      "ERC-4337 user operations the address (a smart account) sent through a genesis EntryPoint (v0.6, v0.7), newest first, from the EntryPoints' UserOperationEvent logs over the last rpc.userOperationLookbackBlocks blocks.",
+    auth: 'public',
+    params: [address, ...pageParams],
+    response: pageSchema({
+      ...userOperationSchema,
+      properties: {
+        ...(userOperationSchema.properties as object),
+        transactionHash: { type: 'string' },
+        blockNumber: { type: 'integer' },
+        logIndex: { type: 'integer' },
+      },
+    }),
   },
 ];
 

@@ -3,9 +3,38 @@
 import type { RouteDef, RouteModule } from '../definition.js';
 import { transactionHandlers } from '../handlers/transactions.js';
 import { pageParams, pageSchema, schemas } from '../validate.js';
-import { transferSchema, txSchema } from '../views.js';
+import { transferSchema, txSchema, userOperationSchema } from '../views.js';
 
 const txHash = { name: 'hash', in: 'path' as const, description: 'transaction hash', schema: schemas.hash };
+
+/** One transaction's details: the list fields and more. */
+const txDetailSchema = {
+  ...txSchema,
+  properties: {
+    ...(txSchema.properties as object),
+    type: { type: 'integer', description: '0 legacy, 1 EIP-2930, 2 EIP-1559, 4 EIP-7702 set-code' },
+    authorizationList: {
+      type: ['array', 'null'],
+      description: "A type-4 transaction's EIP-7702 authorizations as signed (the authority is not recovered); null for other types",
+      items: {
+        type: 'object',
+        properties: {
+          chainId: { type: 'integer' },
+          address: { type: 'string', description: 'the delegate' },
+          nonce: { type: 'integer' },
+          yParity: { type: 'integer' },
+          r: { type: 'string' },
+          s: { type: 'string' },
+        },
+      },
+    },
+    userOperations: {
+      type: 'array',
+      description: 'The ERC-4337 user operations a handleOps call to a genesis EntryPoint ran, in log order (empty otherwise)',
+      items: userOperationSchema,
+    },
+  },
+};
 
 const definitions: RouteDef[] = [
   {
@@ -33,10 +62,11 @@ const definitions: RouteDef[] = [
     method: 'GET',
     path: '/transactions/{hash}',
     category: 'Transactions',
-    summary: 'One transaction: mined (with receipt fields, logs, token transfers and the decoded revert reason of a failure) or pending.',
+    summary:
+      'One transaction: mined (with receipt fields, logs, token transfers, the decoded revert reason of a failure, ERC-4337 user operations and EIP-7702 authorizations) or pending.',
     auth: 'public',
     params: [txHash],
-    response: txSchema,
+    response: txDetailSchema,
   },
   {
     id: 'getTransactionLogs',

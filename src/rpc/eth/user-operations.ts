@@ -17,27 +17,23 @@ import {
   type Hex,
 } from 'viem';
 import { entryPoint06Abi, entryPoint07Abi, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
-import { ENTRY_POINT_V06, ENTRY_POINT_V07 } from '../../chain/account-abstraction.js';
 import { parseAddress } from '../../chain/address.js';
+import {
+  decodeUserOperationEvent,
+  ENTRY_POINT_VERSIONS as entryPoints,
+  entryPointVersion,
+  USER_OPERATION_EVENT,
+  type EntryPointVersion as Version,
+} from '../../chain/user-operation-events.js';
 import { rpc } from '../../params.js';
 import { method, required, type MethodTable, type RpcContext } from '../method.js';
 import { parseHash } from '../validate.js';
 
-type Version = '0.6' | '0.7';
-
-const USER_OPERATION_EVENT = toEventSelector(
-  'UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)',
-);
 const BEFORE_EXECUTION = toEventSelector('BeforeExecution()');
 const USER_OPERATION_REVERT_REASON = toEventSelector(
   'UserOperationRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason)',
 );
 const POST_OP_REVERT_REASON = toEventSelector('PostOpRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason)');
-
-const entryPoints: { address: Address; version: Version }[] = [
-  { address: ENTRY_POINT_V06 as Address, version: '0.6' },
-  { address: ENTRY_POINT_V07 as Address, version: '0.7' },
-];
 
 interface RpcLog {
   address: Hex;
@@ -72,9 +68,8 @@ async function findEvent(ctx: RpcContext, hash: Buffer): Promise<RpcLog | null> 
 }
 
 function versionOf(address: Hex): Version {
-  const e = entryPoints.find((x) => x.address.toLowerCase() === address.toLowerCase());
-  if (!e) throw new Error(`${address} is not a genesis EntryPoint`);
-  return e.version;
+  // findEvent asks only the genesis EntryPoints for logs.
+  return entryPointVersion(address)!;
 }
 
 /** The operations a handleOps / handleAggregatedOps call carries, or [] for other calldata. */
@@ -188,7 +183,7 @@ async function userOperationReceipt(ctx: RpcContext, hash: Buffer): Promise<Reco
     | ({ logs: RpcLog[] } & Record<string, unknown>)
     | null;
   if (receipt === null) return null;
-  const decoded = decodeEventLog({ abi: entryPoint07Abi, eventName: 'UserOperationEvent', topics: event.topics as [Hex, ...Hex[]], data: event.data });
+  const decoded = { args: decodeUserOperationEvent(event) };
   const version = versionOf(event.address);
   const entryPoint = entryPoints.find((e) => e.version === version)!.address;
   const reasonLog =
