@@ -41,19 +41,10 @@ import { devPrivateKeys } from './support/dev-accounts.js';
 import { JsonRpcError, rpc } from './support/json-rpc.js';
 import { devnetConfig } from './support/node-config.js';
 import { repoRoot } from './support/repo.js';
+import { SIMPLE_ACCOUNT_ABI, SIMPLE_ACCOUNT_FACTORY_ABI, signUserOperation } from './support/simple-account.js';
 import { svcDevnet } from './support/viem-chain.js';
 
 const CHAIN_ID = 9000;
-const factoryAbi = parseAbi([
-  'function createAccount(address owner, uint256 salt) returns (address)',
-  'function getAddress(address owner, uint256 salt) view returns (address)',
-  'function accountImplementation() view returns (address)',
-]);
-const accountAbi = parseAbi([
-  'function owner() view returns (address)',
-  'function entryPoint() view returns (address)',
-  'function execute(address dest, uint256 value, bytes func)',
-]);
 /** The SenderCreator each EntryPoint's constructor creates, where it is on public networks. */
 const SENDER_CREATOR = { v06: '0x7fc98430eAEdbb6070B35B39D798725049088348', v07: '0xEFC2c1444eBCC4Db75e7613d20C6a62fF67A167C' } as const;
 
@@ -120,14 +111,14 @@ describe('ERC-4337 EntryPoints on a fresh devnet', { timeout: 120_000 }, () => {
       });
 
       it('has the factory, whose SimpleAccount implementation points at the EntryPoint', async () => {
-        const implementation = await publicClient.readContract({ address: v.factory, abi: factoryAbi, functionName: 'accountImplementation' });
+        const implementation = await publicClient.readContract({ address: v.factory, abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'accountImplementation' });
         assert.equal(implementation, getContractAddress({ from: v.factory, nonce: 1n }));
-        assert.equal(await publicClient.readContract({ address: implementation, abi: accountAbi, functionName: 'entryPoint' }), v.entryPoint);
+        assert.equal(await publicClient.readContract({ address: implementation, abi: SIMPLE_ACCOUNT_ABI, functionName: 'entryPoint' }), v.entryPoint);
       });
 
       it('getSenderAddress reverts with SenderAddressResult, the factory getAddress', async () => {
-        const expected = await publicClient.readContract({ address: v.factory, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 7n] });
-        const initCode = concat([v.factory, encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 7n] })]);
+        const expected = await publicClient.readContract({ address: v.factory, abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'getAddress', args: [owner.address, 7n] });
+        const initCode = concat([v.factory, encodeFunctionData({ abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'createAccount', args: [owner.address, 7n] })]);
         const data = encodeFunctionData({ abi: entryPoint06Abi, functionName: 'getSenderAddress', args: [initCode] });
         const err = await rpc(node.rpcUrl, 'eth_call', [{ to: v.entryPoint, data }, 'latest']).then(
           () => assert.fail('getSenderAddress returned'),
@@ -146,11 +137,11 @@ describe('ERC-4337 EntryPoints on a fresh devnet', { timeout: 120_000 }, () => {
       });
 
       it('creates a SimpleAccount through the factory', async () => {
-        const account = await publicClient.readContract({ address: v.factory, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 1n] });
-        await send(v.factory, encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 1n] }));
+        const account = await publicClient.readContract({ address: v.factory, abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'getAddress', args: [owner.address, 1n] });
+        await send(v.factory, encodeFunctionData({ abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'createAccount', args: [owner.address, 1n] }));
         assert.ok(((await publicClient.getCode({ address: account })) ?? '0x').length > 2);
-        assert.equal(await publicClient.readContract({ address: account, abi: accountAbi, functionName: 'owner' }), owner.address);
-        assert.equal(await publicClient.readContract({ address: account, abi: accountAbi, functionName: 'entryPoint' }), v.entryPoint);
+        assert.equal(await publicClient.readContract({ address: account, abi: SIMPLE_ACCOUNT_ABI, functionName: 'owner' }), owner.address);
+        assert.equal(await publicClient.readContract({ address: account, abi: SIMPLE_ACCOUNT_ABI, functionName: 'entryPoint' }), v.entryPoint);
       });
     });
   }
@@ -210,7 +201,7 @@ describe('ERC-4337 EntryPoints on a fresh devnet', { timeout: 120_000 }, () => {
 
   it('v0.7 handleOps from a plain EOA deploys the account and runs its call', async () => {
     const salt = 42n;
-    const sender = await publicClient.readContract({ address: SIMPLE_ACCOUNT_FACTORY_V07, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, salt] });
+    const sender = await publicClient.readContract({ address: SIMPLE_ACCOUNT_FACTORY_V07, abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'getAddress', args: [owner.address, salt] });
     assert.equal(await publicClient.getCode({ address: sender }), undefined);
     await wallet.sendTransaction({ to: sender, value: parseEther('1') }).then((hash) => publicClient.waitForTransactionReceipt({ hash }));
     const recipient = '0x00000000000000000000000000000000000c0ffe' as Address;
@@ -218,8 +209,8 @@ describe('ERC-4337 EntryPoints on a fresh devnet', { timeout: 120_000 }, () => {
       sender,
       nonce: 0n,
       factory: SIMPLE_ACCOUNT_FACTORY_V07,
-      factoryData: encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, salt] }),
-      callData: encodeFunctionData({ abi: accountAbi, functionName: 'execute', args: [recipient, parseEther('0.25'), '0x'] }),
+      factoryData: encodeFunctionData({ abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'createAccount', args: [owner.address, salt] }),
+      callData: encodeFunctionData({ abi: SIMPLE_ACCOUNT_ABI, functionName: 'execute', args: [recipient, parseEther('0.25'), '0x'] }),
       callGasLimit: 100_000n,
       verificationGasLimit: 500_000n,
       preVerificationGas: 50_000n,
@@ -227,9 +218,7 @@ describe('ERC-4337 EntryPoints on a fresh devnet', { timeout: 120_000 }, () => {
       maxPriorityFeePerGas: parseGwei('1'),
       signature: '0x',
     };
-    const hash = getUserOperationHash({ chainId: CHAIN_ID, entryPointAddress: ENTRY_POINT_V07, entryPointVersion: '0.7', userOperation });
-    // SimpleAccount v0.7 checks an EIP-191 signature of the hash by its owner.
-    userOperation.signature = await owner.signMessage({ message: { raw: hash } });
+    const hash = await signUserOperation(owner, '0.7', userOperation, CHAIN_ID);
     const beneficiary = wallet.account.address;
     const txHash = await wallet.sendTransaction({
       to: ENTRY_POINT_V07,
@@ -243,7 +232,7 @@ describe('ERC-4337 EntryPoints on a fresh devnet', { timeout: 120_000 }, () => {
     assert.equal(event.args.userOpHash, hash);
     assert.equal(event.args.success, true);
     assert.ok(((await publicClient.getCode({ address: sender })) ?? '0x').length > 2, 'the account is deployed');
-    assert.equal(await publicClient.readContract({ address: sender, abi: accountAbi, functionName: 'owner' }), owner.address);
+    assert.equal(await publicClient.readContract({ address: sender, abi: SIMPLE_ACCOUNT_ABI, functionName: 'owner' }), owner.address);
     assert.equal(await publicClient.getBalance({ address: recipient }), parseEther('0.25'));
     assert.equal(await publicClient.readContract({ address: ENTRY_POINT_V07, abi: entryPoint07Abi, functionName: 'getNonce', args: [sender, 0n] }), 1n);
   });

@@ -14,7 +14,6 @@ import {
   getAddress,
   http,
   pad,
-  parseAbi,
   parseEther,
   parseEventLogs,
   parseGwei,
@@ -27,7 +26,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { entryPoint07Abi, getUserOperationHash, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
+import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import WebSocket from 'ws';
 import { ENTRY_POINT_V06, ENTRY_POINT_V07, SIMPLE_ACCOUNT_FACTORY_V07 } from '../src/chain/account-abstraction.js';
 import { USER_OPERATION_EVENT } from '../src/chain/user-operation-events.js';
@@ -36,14 +35,10 @@ import { devPrivateKeys } from './support/dev-accounts.js';
 import { explorerClient } from './support/explorer-client.js';
 import { devnetConfig } from './support/node-config.js';
 import { compileContract } from './support/solc.js';
+import { SIMPLE_ACCOUNT_ABI, SIMPLE_ACCOUNT_FACTORY_ABI, signUserOperation } from './support/simple-account.js';
 import { svcDevnet } from './support/viem-chain.js';
 
 const CHAIN_ID = 9000;
-const factoryAbi = parseAbi([
-  'function createAccount(address owner, uint256 salt) returns (address)',
-  'function getAddress(address owner, uint256 salt) view returns (address)',
-]);
-const accountAbi = parseAbi(['function execute(address dest, uint256 value, bytes func)']);
 
 interface WsLog {
   address: Hex;
@@ -90,9 +85,7 @@ describe('explorer: user operations and EIP-7702 authorizations', { timeout: 120
   async function handleOps(ops: UserOperation<'0.7'>[]): Promise<{ txHash: Hex; hashes: Hex[] }> {
     const hashes: Hex[] = [];
     for (const op of ops) {
-      const hash = getUserOperationHash({ chainId: CHAIN_ID, entryPointAddress: ENTRY_POINT_V07, entryPointVersion: '0.7', userOperation: op });
-      op.signature = await owner.signMessage({ message: { raw: hash } });
-      hashes.push(hash);
+      hashes.push(await signUserOperation(owner, '0.7', op, CHAIN_ID));
     }
     const txHash = await send(
       ENTRY_POINT_V07,
@@ -107,8 +100,8 @@ describe('explorer: user operations and EIP-7702 authorizations', { timeout: 120
       nonce,
       ...(salt === undefined
         ? {}
-        : { factory: SIMPLE_ACCOUNT_FACTORY_V07 as Address, factoryData: encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, salt] }) }),
-      callData: encodeFunctionData({ abi: accountAbi, functionName: 'execute', args: [recipient, parseEther('0.01'), '0x'] }),
+        : { factory: SIMPLE_ACCOUNT_FACTORY_V07 as Address, factoryData: encodeFunctionData({ abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'createAccount', args: [owner.address, salt] }) }),
+      callData: encodeFunctionData({ abi: SIMPLE_ACCOUNT_ABI, functionName: 'execute', args: [recipient, parseEther('0.01'), '0x'] }),
       callGasLimit: 100_000n,
       verificationGasLimit: 500_000n,
       preVerificationGas: 50_000n,
@@ -126,7 +119,7 @@ describe('explorer: user operations and EIP-7702 authorizations', { timeout: 120
     publicClient = createPublicClient({ chain, transport: http(node.rpcUrl), pollingInterval: 50 });
     wallet = createWalletClient({ account: privateKeyToAccount(devPrivateKeys(3)[2]!), chain, transport: http(node.rpcUrl), pollingInterval: 50 });
     senders = await Promise.all(
-      [1n, 2n].map((salt) => publicClient.readContract({ address: SIMPLE_ACCOUNT_FACTORY_V07, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, salt] })),
+      [1n, 2n].map((salt) => publicClient.readContract({ address: SIMPLE_ACCOUNT_FACTORY_V07, abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'getAddress', args: [owner.address, salt] })),
     );
     for (const s of senders) {
       const hash = await wallet.sendTransaction({ to: s, value: parseEther('1') });

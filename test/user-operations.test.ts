@@ -12,7 +12,6 @@ import {
   encodeFunctionData,
   http,
   numberToHex,
-  parseAbi,
   parseEther,
   parseEventLogs,
   parseGwei,
@@ -31,7 +30,6 @@ import {
   createBundlerClient,
   entryPoint06Abi,
   entryPoint07Abi,
-  getUserOperationHash,
   toPackedUserOperation,
   UserOperationNotFoundError,
   UserOperationReceiptNotFoundError,
@@ -43,14 +41,10 @@ import { startNode, type RunningNode } from '../src/node.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { JsonRpcError, rpc } from './support/json-rpc.js';
 import { devnetConfig } from './support/node-config.js';
+import { SIMPLE_ACCOUNT_ABI, SIMPLE_ACCOUNT_FACTORY_ABI, signUserOperation } from './support/simple-account.js';
 import { svcDevnet } from './support/viem-chain.js';
 
 const CHAIN_ID = 9000;
-const factoryAbi = parseAbi([
-  'function createAccount(address owner, uint256 salt) returns (address)',
-  'function getAddress(address owner, uint256 salt) view returns (address)',
-]);
-const accountAbi = parseAbi(['function execute(address dest, uint256 value, bytes func)']);
 const DEPOSITED = toEventSelector('Deposited(address indexed account, uint256 totalDeposit)');
 const REVERT_REASON = toEventSelector('UserOperationRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason)');
 
@@ -115,7 +109,7 @@ describe('ERC-7769 user operation reads', { timeout: 120_000 }, () => {
 
     // v0.7
     const senders = await Promise.all(
-      [1n, 2n].map((salt) => publicClient.readContract({ address: SIMPLE_ACCOUNT_FACTORY_V07, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, salt] })),
+      [1n, 2n].map((salt) => publicClient.readContract({ address: SIMPLE_ACCOUNT_FACTORY_V07, abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'getAddress', args: [owner.address, salt] })),
     );
     for (const s of senders) await fund(s);
     const base = {
@@ -131,9 +125,9 @@ describe('ERC-7769 user operation reads', { timeout: 120_000 }, () => {
     const opA: UserOperation<'0.7'> = {
       ...base,
       sender: senders[0]!,
-      factoryData: encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 1n] }),
+      factoryData: encodeFunctionData({ abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'createAccount', args: [owner.address, 1n] }),
       callData: encodeFunctionData({
-        abi: accountAbi,
+        abi: SIMPLE_ACCOUNT_ABI,
         functionName: 'execute',
         args: [ENTRY_POINT_V07, parseEther('0.1'), encodeFunctionData({ abi: entryPoint07Abi, functionName: 'depositTo', args: [depositFor] })],
       }),
@@ -142,18 +136,16 @@ describe('ERC-7769 user operation reads', { timeout: 120_000 }, () => {
     const opB: UserOperation<'0.7'> = {
       ...base,
       sender: senders[1]!,
-      factoryData: encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 2n] }),
+      factoryData: encodeFunctionData({ abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'createAccount', args: [owner.address, 2n] }),
       callData: encodeFunctionData({
-        abi: accountAbi,
+        abi: SIMPLE_ACCOUNT_ABI,
         functionName: 'execute',
         args: [ENTRY_POINT_V07, 0n, encodeFunctionData({ abi: entryPoint07Abi, functionName: 'getSenderAddress', args: [concat([SIMPLE_ACCOUNT_FACTORY_V07, '0x'])] })],
       }),
     };
     const hashes: Hex[] = [];
     for (const op of [opA, opB]) {
-      const hash = getUserOperationHash({ chainId: CHAIN_ID, entryPointAddress: ENTRY_POINT_V07, entryPointVersion: '0.7', userOperation: op });
-      op.signature = await owner.signMessage({ message: { raw: hash } });
-      hashes.push(hash);
+      hashes.push(await signUserOperation(owner, '0.7', op, CHAIN_ID));
     }
     const tx07 = await sendOps(
       ENTRY_POINT_V07,
@@ -163,13 +155,13 @@ describe('ERC-7769 user operation reads', { timeout: 120_000 }, () => {
     failed07 = { hash: hashes[1]!, op: opB, txHash: tx07 };
 
     // v0.6: SimpleAccount v0.6 checks the owner's EIP-191 signature of the v0.6 hash.
-    const sender06 = await publicClient.readContract({ address: SIMPLE_ACCOUNT_FACTORY_V06, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 3n] });
+    const sender06 = await publicClient.readContract({ address: SIMPLE_ACCOUNT_FACTORY_V06, abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'getAddress', args: [owner.address, 3n] });
     await fund(sender06);
     const op06: Op06 = {
       sender: sender06,
       nonce: 0n,
-      initCode: concat([SIMPLE_ACCOUNT_FACTORY_V06, encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 3n] })]),
-      callData: encodeFunctionData({ abi: accountAbi, functionName: 'execute', args: [recipient, parseEther('0.25'), '0x'] }),
+      initCode: concat([SIMPLE_ACCOUNT_FACTORY_V06, encodeFunctionData({ abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'createAccount', args: [owner.address, 3n] })]),
+      callData: encodeFunctionData({ abi: SIMPLE_ACCOUNT_ABI, functionName: 'execute', args: [recipient, parseEther('0.25'), '0x'] }),
       callGasLimit: 100_000n,
       verificationGasLimit: 500_000n,
       preVerificationGas: 50_000n,
@@ -178,8 +170,7 @@ describe('ERC-7769 user operation reads', { timeout: 120_000 }, () => {
       paymasterAndData: '0x',
       signature: '0x',
     };
-    const hash06 = getUserOperationHash({ chainId: CHAIN_ID, entryPointAddress: ENTRY_POINT_V06, entryPointVersion: '0.6', userOperation: op06 });
-    op06.signature = await owner.signMessage({ message: { raw: hash06 } });
+    const hash06 = await signUserOperation(owner, '0.6', op06, CHAIN_ID);
     const tx06 = await sendOps(ENTRY_POINT_V06, encodeFunctionData({ abi: entryPoint06Abi, functionName: 'handleOps', args: [[op06], wallet.account.address] }));
     ok06 = { hash: hash06, op: op06, txHash: tx06 };
   });
