@@ -609,8 +609,13 @@ export class GovernanceModule implements SystemModule {
     };
   }
 
+  /** inflows - outflows, without the copies treasury() makes for readers. */
   private treasuryBalance(): bigint {
-    return this.treasury().balance;
+    const t = this.store.global.treasury;
+    let balance = 0n;
+    for (const v of Object.values(t.inflows)) balance += v;
+    for (const v of Object.values(t.outflows)) balance -= v;
+    return balance;
   }
 
   /** The live parameters (what every rule reads now). */
