@@ -1,10 +1,17 @@
 #!/usr/bin/env node
-// Compiles the ERC-4337 contracts the devnet and testnet genesis place at their canonical addresses
-// (EntryPoint v0.6 and v0.7, each with its SimpleAccountFactory) from the Solidity sources of the npm
-// package @account-abstraction/contracts (0.6.0 and 0.7.0), with solc-js at the compiler versions and
-// settings that package's own build used, and writes src/chain/entrypoints.generated.ts.
-// Each creation bytecode is compared with the one in the package's artifacts/: the comparison
-// (exact, or equal but for the CBOR metadata that solc appends) is recorded in the generated file.
+// Compiles ERC-4337 contracts from the Solidity sources of the npm package
+// @account-abstraction/contracts (0.6.0 and 0.7.0), with solc-js at the compiler versions and settings
+// that package's own build used, and writes src/chain/entrypoints.generated.ts:
+//  - the four the devnet and testnet genesis place at their canonical addresses: EntryPoint v0.6 and
+//    v0.7, each with its SimpleAccountFactory;
+//  - EntryPointSimulations v0.7, never deployed: a bundler puts its runtime code at the v0.7 EntryPoint
+//    address as a state override when it simulates (v0.7 moved simulateValidation/simulateHandleOp out
+//    of the EntryPoint), so that build also carries its runtime code;
+//  - VerifyingPaymaster v0.6 and v0.7 (creation code only), deployed by users and tests with the
+//    constructor arguments (IEntryPoint entryPoint, address verifyingSigner) appended.
+// Each creation bytecode (and runtime bytecode, where carried) is compared with the one in the
+// package's artifacts/: the comparison (exact, or equal but for the CBOR metadata that solc appends)
+// is recorded in the generated file.
 //
 //   node scripts/build-entrypoints.mjs           write the generated file
 //   node scripts/build-entrypoints.mjs --check   fail when the committed file differs from a fresh compile
@@ -30,7 +37,11 @@ const OPTIMIZER = { enabled: true, runs: 1_000_000 };
  * v0.6: hardhat compiled with 0.8.15 (runs 1000000), overridden for core/EntryPoint.sol and
  * samples/SimpleAccount.sol with 0.8.17 via IR; SimpleAccountFactory.sol (and the SimpleAccount it
  * embeds) therefore uses 0.8.15 without IR. v0.7: 0.8.23 (runs 1000000, evm paris), the same two
- * files via IR.
+ * files via IR. EntryPointSimulations and the VerifyingPaymasters are not among the overrides, so
+ * they get the default compiler of their package without IR; for EntryPointSimulations (whose
+ * EntryPoint base is built via IR for the EntryPoint itself) both were tried: without IR its creation
+ * and runtime code match the artifact but for the metadata, via IR they differ (about 3 KB longer).
+ * `runtime: true` asks for the runtime code too (solc's evm.deployedBytecode).
  */
 export const BUILDS = [
   {
@@ -69,6 +80,36 @@ export const BUILDS = [
     settings: { optimizer: OPTIMIZER, evmVersion: 'paris' },
     sources: ['contracts/samples/SimpleAccountFactory.sol'],
   },
+  {
+    key: 'entryPointSimulationsV07',
+    contract: 'EntryPointSimulations',
+    pkg: 'aa-contracts-0.7.0',
+    oz: 'openzeppelin-contracts-5.0.0',
+    solc: 'solc-0.8.23',
+    settings: { optimizer: OPTIMIZER, evmVersion: 'paris' },
+    sources: ['contracts/core/EntryPointSimulations.sol'],
+    // Only ever run as code placed at the EntryPoint address by a state override: its constructor
+    // never runs there, so what a bundler needs is the runtime code.
+    runtime: true,
+  },
+  {
+    key: 'verifyingPaymasterV06',
+    contract: 'VerifyingPaymaster',
+    pkg: 'aa-contracts-0.6.0',
+    oz: 'openzeppelin-contracts-4.8.3',
+    solc: 'solc-0.8.15',
+    settings: { optimizer: OPTIMIZER },
+    sources: ['contracts/samples/VerifyingPaymaster.sol'],
+  },
+  {
+    key: 'verifyingPaymasterV07',
+    contract: 'VerifyingPaymaster',
+    pkg: 'aa-contracts-0.7.0',
+    oz: 'openzeppelin-contracts-5.0.0',
+    solc: 'solc-0.8.23',
+    settings: { optimizer: OPTIMIZER, evmVersion: 'paris' },
+    sources: ['contracts/samples/VerifyingPaymaster.sol'],
+  },
 ];
 
 function packageDir(name) {
@@ -77,6 +118,12 @@ function packageDir(name) {
 
 /** The CBOR metadata solc appends (ipfs hash + compiler version), blanked for a comparison without it. */
 const METADATA = /a264697066735822[0-9a-f]{68}64736f6c6343[0-9a-f]{6}0033/g;
+
+/** How `ours` compares with the artifact's bytecode (both without the 0x). */
+function artifactMatchOf(artifact, ours) {
+  if (artifact === ours) return 'exact';
+  return artifact.replace(METADATA, '') === ours.replace(METADATA, '') ? 'except-metadata' : 'differs';
+}
 
 function compile(build) {
   const pkgDir = packageDir(build.pkg);
@@ -94,18 +141,29 @@ function compile(build) {
     sources[name] = { content: found.contents };
   }
   const solc = require(build.solc);
+  const selection = ['abi', 'evm.bytecode.object'];
+  // immutableReferences: runtime code placed by a state override never had its constructor fill them.
+  if (build.runtime) selection.push('evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences');
   const input = {
     language: 'Solidity',
     sources,
-    settings: { ...build.settings, outputSelection: { [build.sources[0]]: { [build.contract]: ['abi', 'evm.bytecode.object'] } } },
+    settings: { ...build.settings, outputSelection: { [build.sources[0]]: { [build.contract]: selection } } },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: read }));
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length) throw new Error(`${build.key}: ${errors.map((e) => e.formattedMessage).join('\n')}`);
-  const initCode = output.contracts[build.sources[0]][build.contract].evm.bytecode.object;
-  const artifact = JSON.parse(readFileSync(path.join(pkgDir, 'artifacts', `${build.contract}.json`), 'utf8')).bytecode.slice(2);
-  const artifactMatch =
-    artifact === initCode ? 'exact' : artifact.replace(METADATA, '') === initCode.replace(METADATA, '') ? 'except-metadata' : 'differs';
+  const { evm } = output.contracts[build.sources[0]][build.contract];
+  const initCode = evm.bytecode.object;
+  const artifact = JSON.parse(readFileSync(path.join(pkgDir, 'artifacts', `${build.contract}.json`), 'utf8'));
+  const artifactMatch = artifactMatchOf(artifact.bytecode.slice(2), initCode);
+  let runtime = {};
+  if (build.runtime) {
+    if (Object.keys(evm.deployedBytecode.immutableReferences ?? {}).length > 0) {
+      throw new Error(`${build.key}: the runtime code has immutables, which a state override would leave zero`);
+    }
+    const runtimeCode = evm.deployedBytecode.object;
+    runtime = { runtimeArtifactMatch: artifactMatchOf(artifact.deployedBytecode.slice(2), runtimeCode), runtimeCode };
+  }
   const version = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version;
   const ozVersion = JSON.parse(readFileSync(path.join(ozDir, 'package.json'), 'utf8')).version;
   return {
@@ -115,6 +173,7 @@ function compile(build) {
     compiler: solc.version(),
     settings: build.settings,
     artifactMatch,
+    ...runtime,
     initCode,
   };
 }
@@ -125,6 +184,9 @@ export function generate() {
   const lines = [
     '// Generated by scripts/build-entrypoints.mjs from @account-abstraction/contracts; do not edit.',
     '// `node scripts/build-entrypoints.mjs --check` (run by test/entrypoints.test.ts) fails when it is stale.',
+    '// The devnet and testnet genesis hold four of these (the EntryPoints and SimpleAccountFactories);',
+    '// entryPointSimulationsV07 is never deployed (a bundler places its runtimeCode at the v0.7 EntryPoint',
+    '// address as a state override when it simulates); the VerifyingPaymasters are deployed by users and tests.',
     '',
     '/** How a contract was built and how its creation code compares with the package artifact. */',
     'export interface AccountAbstractionBuild {',
@@ -133,14 +195,20 @@ export function generate() {
     '  compiler: string;',
     '  settings: { optimizer: { enabled: boolean; runs: number }; viaIR?: boolean; evmVersion?: string };',
     "  artifactMatch: 'exact' | 'except-metadata' | 'differs';",
+    '  /** How runtimeCode compares with the artifact\'s deployedBytecode, where runtimeCode is carried. */',
+    "  runtimeArtifactMatch?: 'exact' | 'except-metadata' | 'differs';",
     '  initCode: `0x${string}`;',
+    '  /** The runtime code (solc evm.deployedBytecode), for the builds only ever used as a state override. */',
+    '  runtimeCode?: `0x${string}`;',
     '}',
     '',
   ];
   for (const r of results) {
-    const { key, initCode, ...rest } = r;
+    const { key, initCode, runtimeCode, ...rest } = r;
     const meta = JSON.stringify(rest, null, 2).slice(0, -2);
-    lines.push(`export const ${key}: AccountAbstractionBuild = ${meta},\n  "initCode": "0x${initCode}"\n};`, '');
+    // The long hex strings go last, written by hand so they keep their 0x and one line each.
+    const runtime = runtimeCode === undefined ? '' : `,\n  "runtimeCode": "0x${runtimeCode}"`;
+    lines.push(`export const ${key}: AccountAbstractionBuild = ${meta},\n  "initCode": "0x${initCode}"${runtime}\n};`, '');
   }
   return { text: lines.join('\n'), results };
 }
@@ -149,7 +217,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const check = process.argv.includes('--check');
   const started = Date.now();
   const { text, results } = generate();
-  for (const r of results) process.stdout.write(`${r.key}: ${r.compiler}, artifact ${r.artifactMatch}\n`);
+  for (const r of results) {
+    const runtime = r.runtimeArtifactMatch === undefined ? '' : `, runtime ${r.runtimeArtifactMatch}`;
+    process.stdout.write(`${r.key}: ${r.compiler}, artifact ${r.artifactMatch}${runtime}\n`);
+  }
   const file = path.join(root, GENERATED);
   const have = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
   if (check) {

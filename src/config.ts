@@ -44,6 +44,8 @@ export interface NodeConfig {
   validatorAddress?: string;
   /** Testnet faucet key (--faucet-key-file or SVC_FAUCET_PRIVATE_KEY); without it a testnet node serves no faucet. Never printed. */
   faucetKey?: FaucetKey;
+  /** The key the ERC-4337 bundler signs handleOps bundles with (--bundler-key-file or SVC_BUNDLER_PRIVATE_KEY); devnet defaults to its dev bundler account. Never printed. */
+  bundlerKey?: FaucetKey;
   /** Testnet faucet address funded by the built-in genesis, for nodes that do not hold its key (default: the key's address). */
   faucetAddress?: string;
   /** Compute mode (spec: pow by default; auto = inference when a supported model loads, else pow). */

@@ -36,6 +36,7 @@ import { NodeCompute } from './compute/index.js';
 import { registerComputeMetrics } from './compute/metrics.js';
 import { toAddress } from './modules/kernel/module.js';
 import { createRpcContext } from './rpc/context.js';
+import { Bundler } from './aa/bundler.js';
 import { startRpcServer } from './rpc/server.js';
 import { startExplorer, type RunningExplorer } from './explorer/index.js';
 import { attachLiveFeed } from './explorer/live/feed.js';
@@ -160,12 +161,15 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       });
     }
     const network = cometDriver ? new CometNetworkView(chain, cometDriver.client, log.child({ module: 'network' })) : new SoloNetwork(chain);
+    // On a CometBFT network a submitted transaction goes to the network's mempool (and CheckTx fills this pool).
+    const submitPool = cometDriver ? new GossipPool(mempool, cometDriver.client, log.child({ module: 'gossip' })) : mempool;
+    const bundler = new Bundler({ config, chain, mempool: submitPool, events, log, coinbase });
     const services: NodeServices = {
       compute,
       config,
       chain,
-      // On a CometBFT network a submitted transaction goes to the network's mempool (and CheckTx fills this pool).
-      mempool: cometDriver ? new GossipPool(mempool, cometDriver.client, log.child({ module: 'gossip' })) : mempool,
+      mempool: submitPool,
+      bundler,
       app,
       events,
       log,
@@ -191,6 +195,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       liveFeed = attachLiveFeed(explorer, log);
     } catch (err) {
       for (const s of started.reverse()) await s.close().catch(() => undefined);
+      bundler.close();
       await compute.stop();
       throw err;
     }
@@ -238,6 +243,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       stop() {
         stopping ??= (async () => {
           try {
+            bundler.close();
             await compute.stop();
             await ws.close();
             // The feed is attached to the explorer's HTTP server: it goes first.

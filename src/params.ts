@@ -169,6 +169,24 @@ export const rpcErrorCode = {
   methodNotSupported: -32004,
   limitExceeded: -32005,
   executionReverted: 3,
+  /** ERC-7769 (bundler): refused by the EntryPoint's validation (account, factory, nonce, prefund). */
+  userOperationRejected: -32500,
+  /** ERC-7769: refused by the paymaster's validatePaymasterUserOp. */
+  paymasterRejected: -32501,
+  /** ERC-7769: an ERC-7562 opcode or storage rule broken during validation. */
+  opcodeValidation: -32502,
+  /** ERC-7769: expired, expiring within the margin, or not yet valid. */
+  outOfTimeRange: -32503,
+  /** ERC-7769: a paymaster, factory or aggregator throttled or banned by reputation (or over its pool share). */
+  entityThrottled: -32504,
+  /** ERC-7769: an entity's stake or unstake delay below the minimum for what it did. */
+  stakeTooLow: -32505,
+  /** ERC-7769: an account that names a signature aggregator (not supported by this bundler). */
+  unsupportedAggregator: -32506,
+  /** ERC-7769: the account's (or paymaster's) signature check failed. */
+  signatureFailed: -32507,
+  /** ERC-7769: execution would revert (gas estimation). */
+  userOperationExecutionReverted: -32521,
 } as const;
 
 export const logging = {
@@ -334,6 +352,47 @@ export const faucet = {
   tip: 10n ** 9n,
 } as const;
 
+
+/**
+ * The node's ERC-4337 bundler (src/aa): pool policy and ERC-7562's constants, not consensus. The
+ * stake and reputation values are ERC-7562's (MIN_STAKE_VALUE is per chain: one token here).
+ */
+export const bundler = {
+  /** The devnet bundler account: index 101 of the dev mnemonic (public key; testnet and mainnet take the operator's key). */
+  derivationIndex: 101,
+  /** Its devnet genesis balance (1,000,000 tokens): it pays each bundle's gas; the EntryPoint refunds the validator (beneficiary). */
+  genesisBalance: 1_000_000n * 10n ** 18n,
+  /** ERC-7562 MIN_STAKE_VALUE: an entity staked at least this in the EntryPoint counts as staked. */
+  minStake: 10n ** 18n,
+  /** ERC-7562 MIN_UNSTAKE_DELAY (seconds). */
+  minUnstakeDelaySeconds: 86_400,
+  /** An operation must stay valid at least this long after the head's time (ERC-7769 -32503). */
+  validityMarginSeconds: 30,
+  /** Operations held at once; beyond, submissions are refused (-32005). */
+  maxPoolOperations: 4096,
+  /** ERC-7562 SAME_SENDER_MEMPOOL_COUNT: operations of one unstaked sender in the pool. */
+  sameSenderPoolCount: 4,
+  /** ERC-7562 SAME_UNSTAKED_ENTITY_MEMPOOL_COUNT: operations naming one unstaked factory or paymaster. */
+  sameUnstakedEntityPoolCount: 10,
+  /** A replacement (same sender and nonce) must raise both fees by this many percent. */
+  replacementFeeBumpPercent: 10n,
+  /** ERC-7562 reputation: MIN_INCLUSION_RATE_DENOMINATOR, THROTTLING_SLACK, BAN_SLACK; counters decay by 1/24 every hour. */
+  minInclusionRateDenominator: 10n,
+  throttlingSlack: 10n,
+  banSlack: 50n,
+  /** Operations in one handleOps bundle. */
+  maxBundleOperations: 128,
+  /** A bundle's gas: at most this share of the block gas limit (basis points). */
+  maxBundleGasBps: 5_000,
+  /** The largest user operation accepted, ABI-encoded (bytes). */
+  maxOperationBytes: 32 * 1024,
+  /** Gas the simulations run with (validation and execution estimates). */
+  simulationGas: 30_000_000n,
+  /** Verification and call gas tried when estimating (raised per field by the measured use). */
+  estimationGasLimit: 10_000_000n,
+  /** ERC-7769's preVerificationGas components (the reference bundler's defaults). */
+  preVerification: { fixed: 21_000n, perUserOp: 18_300n, perUserOpWord: 4n, zeroByte: 4n, nonZeroByte: 16n, bundleSize: 1n, sigSize: 65n },
+} as const;
 
 /** The explorer's accounts, tokens, API keys, watchlists and rate limits (spec: Authentication, Explorer rate limits). */
 export const explorer = {

@@ -11,6 +11,7 @@ import type { NodeEvents } from './chain/events.js';
 import type { Mempool } from './chain/pool.js';
 import type { BlockProduction } from './consensus/production.js';
 import type { NetworkView } from './consensus/network.js';
+import type { Bundler } from './aa/bundler.js';
 
 /** Everything a serving layer needs from a running node. */
 export interface NodeServices {
@@ -30,6 +31,8 @@ export interface NodeServices {
   startingBlock: number;
   /** Block production's health: state, reason and head age (health checks, node info, metrics). */
   production: BlockProduction;
+  /** The ERC-4337 bundler: user-operation pool, validation and the node's handleOps bundles. */
+  bundler: Bundler;
   /** Peers and sync state: none and in step for a solo node, CometBFT's for a network validator. */
   network: NetworkView;
 }

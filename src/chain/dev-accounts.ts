@@ -3,7 +3,7 @@
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { HDKey } from '@scure/bip32';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { chain as chainParams, faucet } from '../params.js';
+import { bundler, chain as chainParams, faucet } from '../params.js';
 import { addressOfPublicKey, checksumAddress } from './address.js';
 
 /** One account of the dev mnemonic: its address and its (public, test-only) private key. */
@@ -19,6 +19,7 @@ export interface DevAccount {
 let parentKey: HDKey | undefined;
 let devAccountCache: readonly DevAccount[] | undefined;
 let faucetCache: DevAccount | undefined;
+let bundlerCache: DevAccount | undefined;
 let publicIndexCache: Map<string, number> | undefined;
 
 /** Account `index` of the dev mnemonic at `${devDerivationPath}${index}`. */
@@ -43,6 +44,12 @@ export function faucetAccount(): DevAccount {
   return faucetCache;
 }
 
+/** The devnet bundler account (params.bundler.derivationIndex of the dev mnemonic): it signs the node's handleOps bundles. */
+export function bundlerAccount(): DevAccount {
+  bundlerCache ??= deriveDevKey(bundler.derivationIndex, bundler.genesisBalance);
+  return bundlerCache;
+}
+
 /** The first params.chain.devAccountCount accounts of the standard test mnemonic (derived once, then cached). */
 export function devAccounts(): readonly DevAccount[] {
   devAccountCache ??= Object.freeze(Array.from({ length: chainParams.devAccountCount }, (_, i) => deriveDevKey(i, chainParams.devAccountBalance)));
@@ -58,6 +65,7 @@ export function publicDevIndex(address: Uint8Array): number | undefined {
     const known = new Map<string, number>();
     for (let i = 0; i < chainParams.publicDevAccountsChecked; i++) known.set(deriveDevKey(i, 0n).addressBytes.toString('hex'), i);
     known.set(faucetAccount().addressBytes.toString('hex'), faucet.derivationIndex);
+    known.set(bundlerAccount().addressBytes.toString('hex'), bundler.derivationIndex);
     publicIndexCache = known;
   }
   return publicIndexCache.get(Buffer.from(address).toString('hex'));

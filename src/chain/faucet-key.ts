@@ -9,6 +9,8 @@ import { SvcError } from '../errors.js';
 
 /** The variable that may hold the key itself (there is no flag for it: a command line shows in `ps`). */
 export const FAUCET_KEY_ENV = 'SVC_FAUCET_PRIVATE_KEY';
+/** The variable that may hold the bundler's key (the same rules as the faucet's; FaucetKey holds either). */
+export const BUNDLER_KEY_ENV = 'SVC_BUNDLER_PRIVATE_KEY';
 
 const KEY_HEX = /^(0x)?[0-9a-fA-F]{64}$/;
 

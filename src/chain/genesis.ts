@@ -3,7 +3,7 @@
 // the same settings sees the same genesis hash.
 //
 // devnet: chain id from params, the first 10 accounts of the standard test mnemonic funded as
-// Hardhat and anvil fund them, the faucet at index 100 of it, dev account 0 as genesis validator,
+// Hardhat and anvil fund them, the faucet at index 100 of it and the bundler at 101, dev account 0 as genesis validator,
 // Multicall3 at its canonical address, and the ERC-4337 EntryPoints v0.6 and v0.7 with their
 // SimpleAccountFactories at their canonical addresses (account-abstraction.ts).
 //
@@ -41,7 +41,7 @@ import type { NodeConfig } from '../config.js';
 import { resolveCoinbase } from './coinbase.js';
 import { CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
 import { checksumAddress, parseAddress } from './address.js';
-import { devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';
+import { bundlerAccount, devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';
 import { FaucetKeyError } from './faucet-key.js';
 import { MULTICALL3_INIT_CODE } from './multicall3.js';
 import { accountAbstractionAccounts } from './account-abstraction.js';
@@ -103,15 +103,17 @@ function systemAccounts(validators: readonly GenesisValidator[]): GenesisAccount
   ];
 }
 
-/** Built-in genesis of the devnet: dev accounts and the dev faucet funded, Multicall3 and the ERC-4337 contracts deployed. */
+/** Built-in genesis of the devnet: dev accounts, the dev faucet and the dev bundler funded, Multicall3 and the ERC-4337 contracts deployed. */
 export function devGenesis(network: 'devnet' = 'devnet'): GenesisSpec {
   const alloc: GenesisAccount[] = devAccounts().map((a) => ({ address: a.addressBytes, balance: a.balance }));
   const faucetAlloc = faucetAccount();
+  const bundlerAlloc = bundlerAccount();
   alloc.push(
     multicall3Account(),
     ...accountAbstractionAccounts(),
     ...systemAccounts(devGenesisValidators()),
     { address: faucetAlloc.addressBytes, balance: faucetAlloc.balance },
+    { address: bundlerAlloc.addressBytes, balance: bundlerAlloc.balance },
   );
   return builtInSpec(network, alloc);
 }

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { NodeConfig } from '../config.js';
 import { parseAddress } from '../chain/address.js';
-import { FAUCET_KEY_ENV, FaucetKey, FaucetKeyError, readFaucetKeyFile } from '../chain/faucet-key.js';
+import { BUNDLER_KEY_ENV, FAUCET_KEY_ENV, FaucetKey, FaucetKeyError, readFaucetKeyFile } from '../chain/faucet-key.js';
+import { publicKeyRefusal } from '../chain/dev-accounts.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { TrustedProxies, TrustedProxyError } from '../net/client-ip.js';
 import { CHAIN_ID, chain as chainParams, http as httpParams, proofPrecheck, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
@@ -46,6 +47,7 @@ export interface StartFlags {
   trustProxy?: string;
   validatorAddress?: string;
   faucetKeyFile?: string;
+  bundlerKeyFile?: string;
   faucetAddress?: string;
   computeMode: ComputeModeSetting;
   inferenceBackend: 'cpu' | 'cuda' | 'metal' | 'auto';
@@ -192,6 +194,14 @@ export function addStartOptions(cmd: Command): Command {
         .env('SVC_FAUCET_KEY_FILE'),
     )
     .addOption(
+      new Option(
+        '--bundler-key-file <file>',
+        `file holding the private key (hex) the ERC-4337 bundler signs handleOps bundles with; or the key itself in ${BUNDLER_KEY_ENV}. devnet defaults to its dev bundler account; without a key a testnet or mainnet node accepts no user operations`,
+      )
+        .argParser(nonEmpty)
+        .env('SVC_BUNDLER_KEY_FILE'),
+    )
+    .addOption(
       new Option('--faucet-address <address>', 'testnet: faucet address the built-in genesis funds, on nodes without its key (default: the key\'s address)')
         .argParser(nonEmpty)
         .env('SVC_FAUCET_ADDRESS'),
@@ -300,21 +310,27 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
     }
   }
   if (flags.faucetAddress !== undefined) config.faucetAddress = flags.faucetAddress;
-  const faucetKey = resolveFaucetKey(flags.faucetKeyFile, env, cwd);
+  const faucetKey = resolveKey('faucet', FAUCET_KEY_ENV, flags.faucetKeyFile, env, cwd);
   if (faucetKey) config.faucetKey = faucetKey;
+  const bundlerKey = resolveKey('bundler', BUNDLER_KEY_ENV, flags.bundlerKeyFile, env, cwd);
+  if (bundlerKey) {
+    const refusal = config.network === 'devnet' ? undefined : publicKeyRefusal("the bundler key's address", bundlerKey.addressBytes, config.network);
+    if (refusal) throw new UsageError(refusal);
+    config.bundlerKey = bundlerKey;
+  }
   return config;
 }
 
-/** The operator's faucet key from --faucet-key-file (SVC_FAUCET_KEY_FILE) or SVC_FAUCET_PRIVATE_KEY; never both. */
-function resolveFaucetKey(file: string | undefined, env: NodeJS.ProcessEnv, cwd: string): FaucetKey | undefined {
-  const inline = env[FAUCET_KEY_ENV];
+/** An operator's key from --<role>-key-file (SVC_<ROLE>_KEY_FILE) or the variable holding the key itself; never both. */
+function resolveKey(role: 'faucet' | 'bundler', variable: string, file: string | undefined, env: NodeJS.ProcessEnv, cwd: string): FaucetKey | undefined {
+  const inline = env[variable];
   const hasInline = inline !== undefined && inline !== '';
   if (file !== undefined && hasInline) {
-    throw new UsageError(`give the faucet key once: --faucet-key-file (SVC_FAUCET_KEY_FILE) or ${FAUCET_KEY_ENV}, not both`);
+    throw new UsageError(`give the ${role} key once: --${role}-key-file (SVC_${role.toUpperCase()}_KEY_FILE) or ${variable}, not both`);
   }
   try {
     if (file !== undefined) return readFaucetKeyFile(path.resolve(cwd, file));
-    if (hasInline) return new FaucetKey(inline, FAUCET_KEY_ENV);
+    if (hasInline) return new FaucetKey(inline, variable);
   } catch (err) {
     if (err instanceof FaucetKeyError) throw new UsageError(err.message);
     throw err;

@@ -21,6 +21,7 @@ export type {
   CallRequest,
   CallResult,
   Chain,
+  CodeOverride,
   ChainOptions,
   DecodedTx,
   DecodeOutcome,
@@ -48,6 +49,8 @@ export type {
   RpcHttpServer,
   ServiceWrite,
   SystemTxOutcome,
+  TracedFrame,
+  ValidationTraceResult,
 } from './generated/core.js';
 
 /** One record of a system module written by a block: the slot keccak256(key) of the module's account holds keccak256(value). */

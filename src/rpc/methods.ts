@@ -1,5 +1,6 @@
 // The method table: every JSON-RPC method this node serves over HTTP, by namespace.
 import { blockMethods } from './eth/blocks.js';
+import { bundlerMethods } from './eth/bundler.js';
 import { callMethods } from './eth/call.js';
 import { chainMethods } from './eth/chain.js';
 import { feeMethods } from './eth/fees.js';
@@ -40,6 +41,7 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
     ...feeMethods,
     ...logMethods,
     ...userOperationMethods,
+    ...bundlerMethods,
     ...filterMethods,
     ...unsupportedMethods,
     ...netMethods,

@@ -2,10 +2,12 @@
 
 use alloy_primitives::{Address, Bytes, TxKind, U256};
 use revm::context::result::{EVMError, ExecutionResult};
-use revm::context::{Context, TxEnv};
+use revm::bytecode::Bytecode;
+use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::context_interface::transaction::AccessList;
 use revm::database::CacheDB;
 use revm::handler::{ExecuteEvm, MainBuilder, MainContext};
+use revm::InspectEvm;
 use revm::DatabaseRef;
 use svc_primitives::gas::TX_GAS;
 use svc_primitives::{Header, SignedAuthorization};
@@ -14,6 +16,7 @@ use svc_store::StateAt;
 use crate::block::{block_env, cfg_env, recovered_authorizations};
 use crate::db::StoreDb;
 use crate::errors::{halt_text, invalid_tx_text, ChainError};
+use crate::trace::{ValidationTrace, ValidationTracer};
 
 /// geth's estimateGasErrorRatio: stop the search once within 1.5% of the answer.
 const ESTIMATE_ERROR_RATIO: f64 = 0.015;
@@ -101,7 +104,8 @@ impl<'a> Caller<'a> {
         self.req.max_fee_per_gas.or(self.req.gas_price).unwrap_or(0)
     }
 
-    fn run(&mut self, gas_limit: u64) -> Result<Run, ChainError> {
+    /// The block, configuration and transaction of one run at `gas_limit`, or geth's refusal text.
+    fn envs(&self, gas_limit: u64) -> Result<(BlockEnv, CfgEnv, TxEnv), String> {
         let req = self.req;
         let mut block = block_env(self.header);
         let priced = req.gas_price.is_some_and(|p| p > 0)
@@ -131,7 +135,7 @@ impl<'a> Caller<'a> {
         };
         if let Some(list) = &req.authorization_list {
             if req.to.is_none() {
-                return Ok(Run::Invalid("EIP-7702 transaction cannot be used to create contract".into()));
+                return Err("EIP-7702 transaction cannot be used to create contract".into());
             }
             tx.tx_type = 4;
             tx.authorization_list = recovered_authorizations(list);
@@ -145,14 +149,50 @@ impl<'a> Caller<'a> {
             tx.tx_type = if req.access_list.is_some() { 1 } else { 0 };
             tx.gas_price = req.gas_price.unwrap_or(0);
         }
+        Ok((block, cfg, tx))
+    }
 
+    fn run(&mut self, gas_limit: u64) -> Result<Run, ChainError> {
+        let (block, cfg, tx) = match self.envs(gas_limit) {
+            Ok(envs) => envs,
+            Err(text) => return Ok(Run::Invalid(text)),
+        };
+        let sender = self.sender();
         let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet();
-        match evm.transact(tx) {
-            Ok(out) => Ok(Run::Executed(out.result)),
-            Err(EVMError::Transaction(e)) => Ok(Run::Invalid(invalid_tx_text(&e, self.sender()))),
-            Err(EVMError::Database(e)) => Err(ChainError::Evm(e.to_string())),
-            Err(e) => Err(ChainError::Evm(e.to_string())),
+        settle(evm.transact(tx).map(|o| o.result), sender)
+    }
+
+    /// Places `code` at each overridden address for the runs that follow (balance, nonce and storage stay).
+    fn override_code(&mut self, overrides: &[(Address, Bytes)]) -> Result<(), ChainError> {
+        for (address, code) in overrides {
+            let mut info = self.db.basic_ref(*address).map_err(|e| ChainError::Evm(e.to_string()))?.unwrap_or_default();
+            let bytecode = Bytecode::new_raw(code.clone());
+            info.code_hash = bytecode.hash_slow();
+            info.code = Some(bytecode);
+            self.db.insert_account_info(*address, info);
         }
+        Ok(())
+    }
+
+    /// One run at `gas_limit` with `tracer` watching every frame.
+    fn inspect(&mut self, gas_limit: u64, tracer: &mut ValidationTracer) -> Result<Run, ChainError> {
+        let (block, cfg, tx) = match self.envs(gas_limit) {
+            Ok(envs) => envs,
+            Err(text) => return Ok(Run::Invalid(text)),
+        };
+        let sender = self.sender();
+        let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector(tracer);
+        settle(evm.inspect_tx(tx).map(|o| o.result), sender)
+    }
+}
+
+/// An EVM result as a run: executed, refused with geth's text, or a database failure.
+fn settle<E: std::fmt::Display>(result: Result<ExecutionResult, EVMError<E>>, sender: Address) -> Result<Run, ChainError> {
+    match result {
+        Ok(out) => Ok(Run::Executed(out)),
+        Err(EVMError::Transaction(e)) => Ok(Run::Invalid(invalid_tx_text(&e, sender))),
+        Err(EVMError::Database(e)) => Err(ChainError::Evm(e.to_string())),
+        Err(e) => Err(ChainError::Evm(e.to_string())),
     }
 }
 
@@ -303,4 +343,27 @@ fn succeeds(caller: &mut Caller<'_>, gas: u64) -> Result<bool, ChainError> {
         Run::Invalid(text) if is_gas_shortage(&text) => Ok(false),
         Run::Invalid(text) => Err(ChainError::Invalid(text)),
     }
+}
+
+/// eth_call watched by the validation tracer, with contract code replaced at `overrides` first
+/// (balances, nonces and storage stay): a bundler's simulation of a user operation's validation.
+pub fn trace_call(
+    state: StateAt<'_>,
+    header: &Header,
+    chain_id: u64,
+    rpc_gas_cap: u64,
+    req: &CallRequest,
+    overrides: &[(Address, Bytes)],
+) -> Result<ValidationTrace, ChainError> {
+    let gas = match req.gas {
+        Some(g) if rpc_gas_cap > 0 => g.min(rpc_gas_cap),
+        Some(g) => g,
+        None if rpc_gas_cap > 0 => rpc_gas_cap.min(header.gas_limit),
+        None => header.gas_limit,
+    };
+    let mut caller = Caller::new(state, header, chain_id, req);
+    caller.override_code(overrides)?;
+    let mut tracer = ValidationTracer::default();
+    let run = caller.inspect(gas, &mut tracer)?;
+    Ok(tracer.finish(outcome(run)))
 }

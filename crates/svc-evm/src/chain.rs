@@ -210,6 +210,14 @@ impl Chain {
         call::call(state, &header, self.chain_id, self.config.rpc_gas_cap, req)
     }
 
+    /// A call watched by the validation tracer on the state after block `number`, with code overrides.
+    pub fn trace_call(&self, req: &CallRequest, number: u64, overrides: &[(alloy_primitives::Address, alloy_primitives::Bytes)]) -> Result<crate::ValidationTrace, ChainError> {
+        let view = self.view();
+        let state = self.state_at(&view, number)?;
+        let header = Self::header_of(&view, number)?;
+        call::trace_call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, overrides)
+    }
+
     /// eth_estimateGas on the state after block `number`.
     pub fn estimate_gas(&self, req: &CallRequest, number: u64) -> Result<EstimateOutcome, ChainError> {
         let view = self.view();

@@ -6,10 +6,12 @@ pub mod chain;
 pub mod db;
 pub mod errors;
 pub mod genesis;
+pub mod trace;
 mod index;
 
 pub use block::{precheck, BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, Skip, SystemOutcome, TxCheck};
 pub use call::{CallOutcome, CallRequest, CallStatus, EstimateOutcome};
+pub use trace::{CodeAccess, FrameKind, StorageAccess, TraceFrame, ValidationTrace};
 pub use chain::{Chain, ChainConfig};
 pub use errors::ChainError;
 pub use genesis::{GenesisAccount, GenesisSpec};

@@ -460,6 +460,62 @@ impl Chain {
         })
     }
 
+    /// A call watched by the validation tracer, with code overrides, on the exec lane: a bundler's
+    /// simulation of a user operation (refused with code QueueFull when its queue is full).
+    #[napi(ts_return_type = "Promise<ValidationTraceResult>")]
+    pub fn trace_call<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64, overrides: Vec<CodeOverride>) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
+            let overrides = overrides
+                .iter()
+                .map(|o| Ok((to_address(&o.address, "override address")?, Bytes::from(o.code.to_vec()))))
+                .collect::<napi::Result<Vec<_>>>()?;
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.trace_call(&request, block, &overrides).map_err(chain_error), |t| {
+                let frames = t
+                    .frames
+                    .iter()
+                    .map(|f| TracedFrame {
+                        parent: f.parent.map_or(-1, |p| p as i32),
+                        depth: f.depth as u32,
+                        kind: f.kind.as_str().to_string(),
+                        from: buffer(f.from.as_slice()),
+                        to: buffer(f.to.as_slice()),
+                        code_address: buffer(f.code_address.as_slice()),
+                        has_code: f.has_code,
+                        selector: buffer(&f.selector),
+                        value: from_u256(f.value),
+                        gas_limit: from_u64(f.gas_limit),
+                        gas_used: from_u64(f.gas_used),
+                        success: f.success,
+                        reverted: f.reverted,
+                        out_of_gas: f.out_of_gas,
+                        output: buffer(&f.output),
+                        opcodes: f.opcodes.iter().map(|(op, n)| vec![u32::from(*op), *n]).collect(),
+                        gas_not_before_call: f.gas_not_before_call,
+                        storage: f
+                            .storage
+                            .iter()
+                            .map(|s| TracedStorageAccess { address: buffer(s.address.as_slice()), slot: buffer(s.slot.as_slice()), read: s.read, write: s.write, transient: s.transient })
+                            .collect(),
+                        code_accesses: f
+                            .code_accesses
+                            .iter()
+                            .map(|c| TracedCodeAccess { opcode: u32::from(c.opcode), address: buffer(c.address.as_slice()), has_code: c.has_code })
+                            .collect(),
+                    })
+                    .collect();
+                Ok(ValidationTraceResult {
+                    status: status_str(t.outcome.status),
+                    output: buffer(&t.outcome.output),
+                    gas_used: from_u64(t.outcome.gas_used),
+                    error: t.outcome.error,
+                    frames,
+                    keccak: t.keccak.iter().map(|(w, h)| vec![buffer(w.as_slice()), buffer(h.as_slice())]).collect(),
+                })
+            })
+        })
+    }
+
     /// eth_estimateGas on the exec lane (refused with code QueueFull when its queue is full).
     #[napi(ts_return_type = "Promise<EstimateResult>")]
     pub fn estimate_gas<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64) -> napi::Result<Object<'env>> {

@@ -258,3 +258,67 @@ pub struct FeeHistoryResult {
     pub gas_used_ratio: Vec<f64>,
     pub reward: Vec<Vec<BigInt>>,
 }
+
+/// Code placed at an address for one traced call (balance, nonce and storage stay).
+#[napi(object)]
+pub struct CodeOverride {
+    pub address: Buffer,
+    pub code: Buffer,
+}
+
+/// A storage slot a traced frame touched.
+#[napi(object)]
+pub struct TracedStorageAccess {
+    pub address: Buffer,
+    pub slot: Buffer,
+    pub read: bool,
+    pub write: bool,
+    pub transient: bool,
+}
+
+/// An EXTCODESIZE / EXTCODEHASH / EXTCODECOPY of a traced frame (`hasCode` absent for EXTCODECOPY).
+#[napi(object)]
+pub struct TracedCodeAccess {
+    pub opcode: u32,
+    pub address: Buffer,
+    pub has_code: Option<bool>,
+}
+
+/// One frame of a traced call, in the order frames were entered.
+#[napi(object)]
+pub struct TracedFrame {
+    /// Index of the entering frame; -1 for the call itself.
+    pub parent: i32,
+    pub depth: u32,
+    /// CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE or CREATE2.
+    pub kind: String,
+    pub from: Buffer,
+    pub to: Buffer,
+    pub code_address: Buffer,
+    pub has_code: bool,
+    pub selector: Buffer,
+    pub value: BigInt,
+    pub gas_limit: BigInt,
+    pub gas_used: BigInt,
+    pub success: bool,
+    pub reverted: bool,
+    pub out_of_gas: bool,
+    pub output: Buffer,
+    /// Opcodes the frame ran itself, as [opcode, count] pairs.
+    pub opcodes: Vec<Vec<u32>>,
+    pub gas_not_before_call: bool,
+    pub storage: Vec<TracedStorageAccess>,
+    pub code_accesses: Vec<TracedCodeAccess>,
+}
+
+/// A call watched by the validation tracer.
+#[napi(object)]
+pub struct ValidationTraceResult {
+    pub status: String,
+    pub output: Buffer,
+    pub gas_used: BigInt,
+    pub error: Option<String>,
+    pub frames: Vec<TracedFrame>,
+    /// Keccak preimages' first words and their hashes, as [word, hash] pairs.
+    pub keccak: Vec<Vec<Buffer>>,
+}

@@ -50,6 +50,11 @@ export declare class Chain {
   getStorageAt(address: Buffer, slot: Buffer, blockNumber: number): Buffer
   /** eth_call on the exec lane (refused with code QueueFull when its queue is full). */
   call(req: CallRequest, blockNumber: number): Promise<CallResult>
+  /**
+   * A call watched by the validation tracer, with code overrides, on the exec lane: a bundler's
+   * simulation of a user operation (refused with code QueueFull when its queue is full).
+   */
+  traceCall(req: CallRequest, blockNumber: number, overrides: Array<CodeOverride>): Promise<ValidationTraceResult>
   /** eth_estimateGas on the exec lane (refused with code QueueFull when its queue is full). */
   estimateGas(req: CallRequest, blockNumber: number): Promise<EstimateResult>
   /** eth_getLogs on the logs lane (refused with code QueueFull when its queue is full). */
@@ -196,6 +201,12 @@ export interface CallResult {
 export interface ChainOptions {
   rpcGasCap: number
   stateHistory: number
+}
+
+/** Code placed at an address for one traced call (balance, nonce and storage stay). */
+export interface CodeOverride {
+  address: Buffer
+  code: Buffer
 }
 
 /** Sizes the reader lanes; only the first call in a process counts. Returns whether these sizes were applied. */
@@ -540,6 +551,59 @@ export interface SystemTxOutcome {
   gasUsed: bigint
   logs: Array<ModuleLog>
   moves: Array<BalanceMove>
+}
+
+/** An EXTCODESIZE / EXTCODEHASH / EXTCODECOPY of a traced frame (`hasCode` absent for EXTCODECOPY). */
+export interface TracedCodeAccess {
+  opcode: number
+  address: Buffer
+  hasCode?: boolean
+}
+
+/** One frame of a traced call, in the order frames were entered. */
+export interface TracedFrame {
+  /** Index of the entering frame; -1 for the call itself. */
+  parent: number
+  depth: number
+  /** CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE or CREATE2. */
+  kind: string
+  from: Buffer
+  to: Buffer
+  codeAddress: Buffer
+  hasCode: boolean
+  selector: Buffer
+  value: bigint
+  gasLimit: bigint
+  gasUsed: bigint
+  success: boolean
+  reverted: boolean
+  outOfGas: boolean
+  output: Buffer
+  /** Opcodes the frame ran itself, as [opcode, count] pairs. */
+  opcodes: Array<Array<number>>
+  gasNotBeforeCall: boolean
+  storage: Array<TracedStorageAccess>
+  codeAccesses: Array<TracedCodeAccess>
+}
+
+/** A storage slot a traced frame touched. */
+export interface TracedStorageAccess {
+  address: Buffer
+  slot: Buffer
+  read: boolean
+  write: boolean
+  transient: boolean
+}
+
+/** A call watched by the validation tracer. */
+export interface ValidationTraceResult {
+  status: string
+  output: Buffer
+  gasUsed: bigint
+  error?: string
+  frames: Array<TracedFrame>
+  /** Keccak preimages' first words and their hashes, as [word, hash] pairs. */
+  keccak: Array<Array<Buffer>>
 }
 
 /** Version of the core addon. */

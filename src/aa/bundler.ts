@@ -1,0 +1,487 @@
+// The node's ERC-4337 bundler: it validates user operations by simulation with ERC-7562's rules,
+// holds them in its pool, and puts them on chain in handleOps bundles that it signs with its own key
+// and sends to the node's transaction pool, with the validator's address (the coinbase of the blocks
+// this node produces) as beneficiary. One bundle per EntryPoint is in flight at a time: when a block
+// includes it (or the pool drops it) the next one is built from what waits, so each block carries
+// the operations that arrived while the previous one was produced.
+import { encodeAbiParameters, encodeFunctionData, getContractAddress, size, type Address, type Hex } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { entryPoint06Abi, entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction';
+import type { Logger } from 'pino';
+import { checksumAddress, parseAddress } from '../chain/address.js';
+import { bundlerAccount } from '../chain/dev-accounts.js';
+import type { NodeEvents } from '../chain/events.js';
+import { USER_OPERATION_EVENT } from '../chain/user-operation-events.js';
+import type { Mempool } from '../chain/pool.js';
+import type { NodeConfig } from '../config.js';
+import type { Chain, ProducedBlock } from '../native/index.js';
+import { bundler as params, rpcErrorCode } from '../params.js';
+import { RpcError } from '../rpc/errors.js';
+import { UserOperationPool, type PooledOperation } from './pool.js';
+import { Reputation } from './reputation.js';
+import { checkValidationRules } from './rules.js';
+import { entryPointNonce, simulateExecution, simulateValidation, throwIfFailedOp, UserOperationRejectedError } from './simulation.js';
+import {
+  entryPointStruct,
+  factoryOf,
+  operationHash,
+  paymasterOf,
+  SUPPORTED_ENTRY_POINTS,
+  type EntryPointOperation,
+} from './user-operation.js';
+
+/** The key the bundler signs with, or why this node does not bundle. */
+export function bundlerSigner(
+  config: Pick<NodeConfig, 'network' | 'genesisFile' | 'bundlerKey'>,
+): { privateKey: `0x${string}`; address: string } | { disabled: string } {
+  if (config.bundlerKey) return { privateKey: config.bundlerKey.privateKey(), address: config.bundlerKey.address };
+  if (config.network === 'devnet' && !config.genesisFile) {
+    const dev = bundlerAccount();
+    return { privateKey: dev.privateKey, address: dev.address };
+  }
+  return { disabled: 'this node has no bundler key: its operator starts it with --bundler-key-file <file> or SVC_BUNDLER_PRIVATE_KEY' };
+}
+
+/** What the bundler needs from the node. */
+export interface BundlerServices {
+  config: NodeConfig;
+  chain: Chain;
+  mempool: Mempool;
+  events: NodeEvents;
+  log: Logger;
+  /** The beneficiary of bundles: the validator address the node produces blocks for. */
+  coinbase: Buffer;
+}
+
+/** The gas values eth_estimateUserOperationGas answers (the paymaster's only for v0.7 with a paymaster). */
+export interface GasEstimate {
+  preVerificationGas: bigint;
+  verificationGasLimit: bigint;
+  callGasLimit: bigint;
+  paymasterVerificationGasLimit?: bigint;
+  paymasterPostOpGasLimit?: bigint;
+}
+
+/** The SenderCreator each EntryPoint deploys in its constructor (CREATE at nonce 1). */
+function senderCreatorOf(entryPoint: Address): Address {
+  return getContractAddress({ from: entryPoint, nonce: 1n });
+}
+
+/** A value large enough to price every gas member's bytes as non-zero when estimating preVerificationGas. */
+const GAS_FIELD_PLACEHOLDER = 0xffff_ffff_ffffn;
+
+/**
+ * ERC-4337's preVerificationGas as the reference bundler computes it: the calldata cost of the
+ * operation in handleOps, the transaction's fixed cost shared by the bundle, and a per-operation
+ * overhead (params.bundler.preVerification).
+ */
+export function preVerificationGas(e: EntryPointOperation): bigint {
+  const o = params.preVerification;
+  const packed =
+    e.version === '0.6'
+      ? encodeAbiParameters(
+          [{ type: 'tuple', components: entryPoint06Abi.find((x) => x.type === 'function' && x.name === 'handleOps')!.inputs[0]!.components as never }],
+          [entryPointStruct(e) as never],
+        )
+      : encodeAbiParameters(
+          [{ type: 'tuple', components: entryPoint07Abi.find((x) => x.type === 'function' && x.name === 'handleOps')!.inputs[0]!.components as never }],
+          [toPackedUserOperation(e.op) as never],
+        );
+  const bytes = Buffer.from(packed.slice(2), 'hex');
+  let cost = 0n;
+  for (const b of bytes) cost += b === 0 ? o.zeroByte : o.nonZeroByte;
+  const words = BigInt(Math.ceil(bytes.length / 32));
+  return cost + o.fixed / o.bundleSize + o.perUserOp + o.perUserOpWord * words;
+}
+
+/** `value` × 12/10 + `extra`, rounded up: the margin on measured gas. */
+function withMargin(value: bigint, extra: bigint): bigint {
+  return (value * 12n + 9n) / 10n + extra;
+}
+
+export class Bundler {
+  readonly pool = new UserOperationPool();
+  readonly reputation = new Reputation();
+  private readonly signer: PrivateKeyAccount | undefined;
+  private readonly disabled: string | undefined;
+  private readonly log: Logger;
+  /** Bundle transactions sent and not yet seen in a block, by hash (hex), with their operations. */
+  private readonly inFlight = new Map<string, { entryPoint: Address; operations: Hex[] }>();
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private readonly decayTimer: NodeJS.Timeout;
+  private readonly onBlock = (produced: ProducedBlock) => void this.afterBlock(produced);
+
+  constructor(private readonly services: BundlerServices) {
+    this.log = services.log.child({ module: 'bundler' });
+    const signer = bundlerSigner(services.config);
+    if ('disabled' in signer) this.disabled = signer.disabled;
+    else this.signer = privateKeyToAccount(signer.privateKey);
+    services.events.on('block', this.onBlock);
+    this.decayTimer = setInterval(() => this.reputation.decay(), 3_600_000);
+    this.decayTimer.unref();
+  }
+
+  /** The address bundles are signed by, or undefined when this node does not bundle. */
+  get address(): Address | undefined {
+    return this.signer?.address;
+  }
+
+  /** Bundle transactions sent and not yet in a block (operators' view; the pool waits on them). */
+  inFlightBundles(): { transactionHash: string; entryPoint: Address; operations: Hex[] }[] {
+    return [...this.inFlight].map(([transactionHash, b]) => ({ transactionHash, ...b }));
+  }
+
+  /** The EntryPoints served, oldest first (ERC-7769 eth_supportedEntryPoints). */
+  supportedEntryPoints(): Address[] {
+    return SUPPORTED_ENTRY_POINTS.map((e) => e.address);
+  }
+
+  close(): void {
+    this.closed = true;
+    clearInterval(this.decayTimer);
+    this.services.events.off('block', this.onBlock);
+  }
+
+  /** Validates `e` on the head state with every ERC-7562 rule; returns it as it would be pooled. */
+  async validate(e: EntryPointOperation, source: PooledOperation['source'] = 'rpc'): Promise<PooledOperation> {
+    const { chain, config } = this.services;
+    const hash = operationHash(e, config.chainId);
+    const factory = factoryOf(e);
+    const paymaster = paymasterOf(e);
+    for (const [title, address] of [
+      ['factory', factory],
+      ['paymaster', paymaster],
+    ] as const) {
+      if (!address) continue;
+      const status = this.reputation.status(address);
+      if (status !== 'ok') throw new UserOperationRejectedError(rpcErrorCode.entityThrottled, `${title} ${address} is ${status} by this bundler's reputation (ERC-7562)`);
+    }
+    const key = e.op.nonce >> 64n;
+    const next = await entryPointNonce(chain, e);
+    if (e.op.nonce !== next) {
+      const which = e.op.nonce < next ? 'too low' : 'too high';
+      throw new UserOperationRejectedError(
+        rpcErrorCode.userOperationRejected,
+        `AA25 invalid account nonce: nonce ${which}: the EntryPoint's next nonce of ${e.op.sender} for key ${key} is ${next} (0x${next.toString(16)})`,
+        { nonce: `0x${next.toString(16)}` },
+      );
+    }
+    const facts = await simulateValidation(chain, e);
+    if (facts.aggregator) throw new UserOperationRejectedError(rpcErrorCode.unsupportedAggregator, `the account names signature aggregator ${facts.aggregator}; this bundler does not support aggregation`);
+    if (facts.signatureFailed) throw new UserOperationRejectedError(rpcErrorCode.signatureFailed, 'AA24 signature error: the account refused the signature');
+    if (facts.paymasterSignatureFailed) throw new UserOperationRejectedError(rpcErrorCode.signatureFailed, 'AA34 signature error: the paymaster refused its signature');
+    const now = BigInt(chain.head().timestamp);
+    const range = { validAfter: `0x${facts.validAfter.toString(16)}`, validUntil: `0x${facts.validUntil.toString(16)}` };
+    if (facts.validUntil <= now + BigInt(params.validityMarginSeconds)) {
+      throw new UserOperationRejectedError(
+        rpcErrorCode.outOfTimeRange,
+        `the operation is valid until ${facts.validUntil}, ${facts.validUntil <= now ? 'already past' : `within ${params.validityMarginSeconds} s of`} the head's time ${now}`,
+        range,
+      );
+    }
+    if (facts.validAfter > now) {
+      throw new UserOperationRejectedError(rpcErrorCode.outOfTimeRange, `the operation is not valid before ${facts.validAfter}; the head's time is ${now}`, range);
+    }
+    const senderDeployed = (await chain.getCode(parseAddress(e.op.sender), chain.head().number)).length > 0;
+    checkValidationRules({ entryPoint: e.entryPoint, sender: e.op.sender, factory, paymaster, senderDeployed }, facts, senderCreatorOf(e.entryPoint));
+    return {
+      hash,
+      operation: e,
+      validAfter: facts.validAfter,
+      validUntil: facts.validUntil,
+      factory,
+      paymaster,
+      senderStake: facts.sender,
+      factoryStake: facts.factory,
+      paymasterStake: facts.paymaster,
+      arrivedAt: Date.now(),
+      source,
+      validatedAt: chain.head().number,
+    };
+  }
+
+  /** eth_sendUserOperation: validates, pools and schedules a bundle; returns the operation's hash. */
+  async send(e: EntryPointOperation, source: PooledOperation['source'] = 'rpc'): Promise<Hex> {
+    if (!this.signer) throw new RpcError(rpcErrorCode.methodNotSupported, `user operations are not accepted: ${this.disabled}`);
+    const { chain, config } = this.services;
+    const hash = operationHash(e, config.chainId);
+    if (this.pool.get(hash)) return hash;
+    const baseFee = chain.nextBaseFee();
+    if (e.op.maxFeePerGas < baseFee) {
+      throw new RpcError(rpcErrorCode.invalidParams, `maxFeePerGas ${e.op.maxFeePerGas} is below the next block's base fee ${baseFee}`);
+    }
+    if (e.op.maxPriorityFeePerGas > e.op.maxFeePerGas) {
+      throw new RpcError(rpcErrorCode.invalidParams, `maxPriorityFeePerGas ${e.op.maxPriorityFeePerGas} is above maxFeePerGas ${e.op.maxFeePerGas}`);
+    }
+    const requiredPvg = preVerificationGas(e);
+    if (e.op.preVerificationGas < requiredPvg) {
+      throw new RpcError(rpcErrorCode.invalidParams, `preVerificationGas ${e.op.preVerificationGas} is below ${requiredPvg}, the calldata and overhead this operation costs in a bundle`);
+    }
+    this.pool.precheck(e);
+    const pooled = await this.validate(e, source);
+    // The pool may have changed while the simulation ran: check the replacement again.
+    const replacing = this.pool.precheck(e);
+    this.pool.checkShares(pooled, replacing);
+    this.pool.add(pooled, replacing);
+    if (replacing) this.log.debug({ replaced: replacing.hash, by: hash }, 'user operation replaced');
+    for (const entity of UserOperationPool.entities(e)) this.reputation.seen(entity);
+    this.schedule();
+    return hash;
+  }
+
+  /** eth_estimateUserOperationGas: each gas member measured by simulation, with a margin. */
+  async estimate(e: EntryPointOperation): Promise<GasEstimate> {
+    const { chain } = this.services;
+    const big = params.estimationGasLimit;
+    // Priced at zero, the simulation needs no prefund: the account's balance does not limit the estimate.
+    const trial: EntryPointOperation =
+      e.version === '0.6'
+        ? { ...e, op: { ...e.op, callGasLimit: big, verificationGasLimit: big, preVerificationGas: 0n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } }
+        : {
+            ...e,
+            op: {
+              ...e.op,
+              callGasLimit: big,
+              verificationGasLimit: big,
+              preVerificationGas: 0n,
+              maxFeePerGas: 0n,
+              maxPriorityFeePerGas: 0n,
+              ...(e.op.paymaster ? { paymasterVerificationGasLimit: big, paymasterPostOpGasLimit: big } : {}),
+            },
+          };
+    const execution = await simulateExecution(chain, trial);
+    if (!execution.callSuccess) {
+      throw new UserOperationRejectedError(rpcErrorCode.userOperationExecutionReverted, `the operation's execution reverts (revert data ${execution.callOutput})`, {
+        revertData: execution.callOutput,
+      });
+    }
+    // Validation gas by phase: the paymaster's validation frame apart (v0.7 limits it separately).
+    const paymaster = paymasterOf(e)?.toLowerCase();
+    const entryPoint = e.entryPoint.toLowerCase();
+    let paymasterValidation = 0n;
+    for (const f of execution.trace.frames) {
+      if (f.parent !== 0 && `0x${f.from.toString('hex')}` !== entryPoint) continue;
+      if (paymaster && `0x${f.to.toString('hex')}` === paymaster && f.selector.toString('hex') !== (e.version === '0.6' ? 'a9a23409' : '7c627b21')) {
+        paymasterValidation += f.gasUsed;
+      }
+    }
+    const validation = execution.preOpGas; // preVerificationGas was 0 in the trial
+    const pvgBase: EntryPointOperation =
+      e.version === '0.6'
+        ? {
+            ...e,
+            op: {
+              ...e.op,
+              callGasLimit: GAS_FIELD_PLACEHOLDER,
+              verificationGasLimit: GAS_FIELD_PLACEHOLDER,
+              preVerificationGas: GAS_FIELD_PLACEHOLDER,
+              maxFeePerGas: GAS_FIELD_PLACEHOLDER,
+              maxPriorityFeePerGas: GAS_FIELD_PLACEHOLDER,
+            },
+          }
+        : {
+            ...e,
+            op: {
+              ...e.op,
+              callGasLimit: GAS_FIELD_PLACEHOLDER,
+              verificationGasLimit: GAS_FIELD_PLACEHOLDER,
+              preVerificationGas: GAS_FIELD_PLACEHOLDER,
+              maxFeePerGas: GAS_FIELD_PLACEHOLDER,
+              maxPriorityFeePerGas: GAS_FIELD_PLACEHOLDER,
+              ...(e.op.paymaster ? { paymasterVerificationGasLimit: GAS_FIELD_PLACEHOLDER, paymasterPostOpGasLimit: GAS_FIELD_PLACEHOLDER } : {}),
+            },
+          };
+    const estimate: GasEstimate = {
+      preVerificationGas: preVerificationGas(pvgBase),
+      verificationGasLimit: withMargin(e.version === '0.7' ? validation - paymasterValidation : validation, 10_000n),
+      // The call gets at most 63/64 of what is left (EIP-150).
+      callGasLimit: withMargin((execution.callGasUsed * 64n) / 63n, 10_000n),
+    };
+    if (e.version === '0.7' && e.op.paymaster) {
+      estimate.paymasterVerificationGasLimit = withMargin(paymasterValidation, 10_000n);
+      estimate.paymasterPostOpGasLimit = execution.postOpGasUsed > 0n ? withMargin(execution.postOpGasUsed, 10_000n) : 0n;
+    }
+    return estimate;
+  }
+
+  /** Runs a bundle round now, or once more after the one running. */
+  schedule(): void {
+    if (this.closed || !this.signer) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.bundleRound();
+        } catch (err) {
+          this.log.warn({ err }, 'bundle round failed');
+        }
+      } while (this.again && !this.closed);
+    })().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** Waits for the bundle round running now (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async afterBlock(produced: ProducedBlock): Promise<void> {
+    if (this.closed) return;
+    const { chain, mempool } = this.services;
+    const number = produced.head.number;
+    try {
+      const found = await chain.getLogs({
+        fromBlock: number,
+        toBlock: number,
+        addresses: SUPPORTED_ENTRY_POINTS.map((e) => parseAddress(e.address)),
+        topics: [[Buffer.from(USER_OPERATION_EVENT.slice(2), 'hex')]],
+        limit: 100_000,
+      });
+      for (const log of found.logs as unknown as { topics: Hex[] }[]) {
+        const removed = this.pool.remove(log.topics[1]!);
+        if (removed) for (const entity of UserOperationPool.entities(removed.operation)) this.reputation.included(entity);
+      }
+    } catch (err) {
+      this.log.warn({ err, block: number }, 'reading the block for included user operations failed');
+    }
+    const included = new Set(produced.included.map((h) => h.toString('hex')));
+    for (const [hash] of this.inFlight) {
+      if (included.has(hash.slice(2)) || !mempool.get(Buffer.from(hash.slice(2), 'hex'))) this.inFlight.delete(hash);
+    }
+    // Operations past their time, or no longer valid at their nonce, leave the pool.
+    const now = BigInt(produced.head.timestamp);
+    for (const p of this.pool.ordered()) if (p.validUntil <= now) this.pool.remove(p.hash);
+    if (this.pool.size > 0) this.schedule();
+  }
+
+  /** One round: for each EntryPoint with waiting operations and no bundle in flight, build, sign and send a bundle. */
+  private async bundleRound(): Promise<void> {
+    for (const { address: entryPoint } of SUPPORTED_ENTRY_POINTS) {
+      if ([...this.inFlight.values()].some((b) => b.entryPoint === entryPoint)) continue;
+      const waiting = this.pool.ordered().filter((p) => p.operation.entryPoint === entryPoint);
+      if (waiting.length === 0) continue;
+      await this.bundle(entryPoint, waiting);
+    }
+  }
+
+  private async bundle(entryPoint: Address, waiting: PooledOperation[]): Promise<void> {
+    const { chain, mempool, config, coinbase } = this.services;
+    const signer = this.signer!;
+    const head = chain.head();
+    const baseFee = chain.nextBaseFee();
+    const gasCap = (BigInt(head.gasLimit) * BigInt(params.maxBundleGasBps)) / 10_000n;
+    const chosen: PooledOperation[] = [];
+    const senders = new Set<string>();
+    let gas = 0n;
+    for (const p of waiting) {
+      if (chosen.length >= params.maxBundleOperations) break;
+      const { op } = p.operation;
+      const sender = op.sender.toLowerCase();
+      if (senders.has(sender) || op.maxFeePerGas < baseFee) continue;
+      let current = p;
+      if (p.validatedAt !== head.number) {
+        // The head moved since the operation was checked: simulate it again on the state the bundle runs on.
+        try {
+          current = await this.validate(p.operation, p.source);
+        } catch (err) {
+          this.pool.remove(p.hash);
+          this.log.info({ userOpHash: p.hash, reason: (err as Error).message }, 'user operation dropped: no longer valid');
+          continue;
+        }
+      }
+      const opGas = this.operationGas(current.operation);
+      if (gas + opGas > gasCap) continue;
+      gas += opGas;
+      senders.add(sender);
+      chosen.push(current);
+    }
+    if (chosen.length === 0) return;
+
+    // handleOps, trimmed of any operation the EntryPoint refuses in the bundle (FailedOp names its index).
+    let estimate: bigint | undefined;
+    let data: Hex = '0x';
+    let maxFeePerGas = 0n;
+    let maxPriorityFeePerGas = 0n;
+    while (chosen.length > 0) {
+      maxFeePerGas = chosen.reduce((m, p) => (p.operation.op.maxFeePerGas < m ? p.operation.op.maxFeePerGas : m), chosen[0]!.operation.op.maxFeePerGas);
+      maxPriorityFeePerGas = chosen.reduce((m, p) => {
+        const { maxFeePerGas: fee, maxPriorityFeePerGas: tip } = p.operation.op;
+        const usable = fee - baseFee < tip ? fee - baseFee : tip;
+        return usable < m ? usable : m;
+      }, maxFeePerGas);
+      const structs = chosen.map((p) => entryPointStruct(p.operation));
+      const beneficiary = checksumAddress(coinbase) as Address;
+      data =
+        chosen[0]!.operation.version === '0.6'
+          ? encodeFunctionData({ abi: entryPoint06Abi, functionName: 'handleOps', args: [structs as never, beneficiary] })
+          : encodeFunctionData({ abi: entryPoint07Abi, functionName: 'handleOps', args: [structs as never, beneficiary] });
+      const out = await chain.estimateGas(
+        { from: parseAddress(signer.address), to: parseAddress(entryPoint), data: Buffer.from(data.slice(2), 'hex'), maxFeePerGas, maxPriorityFeePerGas },
+        head.number,
+      );
+      if (out.status === 'success') {
+        estimate = out.gas;
+        break;
+      }
+      const failedIndex = failedOpIndex(`0x${out.output.toString('hex')}`);
+      if (failedIndex === undefined || failedIndex >= chosen.length) {
+        this.log.warn({ entryPoint, operations: chosen.length, error: out.error }, 'handleOps cannot be estimated; the bundle waits for the next block');
+        return;
+      }
+      const [dropped] = chosen.splice(failedIndex, 1);
+      this.pool.remove(dropped!.hash);
+      this.log.info({ userOpHash: dropped!.hash, reason: describeFailure(`0x${out.output.toString('hex')}`) }, 'user operation dropped: refused in the bundle');
+    }
+    if (estimate === undefined || chosen.length === 0) return;
+    const gasLimit = estimate + estimate / 10n > BigInt(head.gasLimit) ? BigInt(head.gasLimit) : estimate + estimate / 10n;
+    const signed = await signer.signTransaction({
+      type: 'eip1559',
+      chainId: config.chainId,
+      nonce: Number(mempool.pendingNonce(parseAddress(signer.address))),
+      to: entryPoint,
+      data,
+      gas: gasLimit,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    });
+    try {
+      const hash = await mempool.submit(Buffer.from(signed.slice(2), 'hex'));
+      this.inFlight.set(`0x${hash.toString('hex')}`, { entryPoint, operations: chosen.map((p) => p.hash) });
+      this.log.debug({ tx: `0x${hash.toString('hex')}`, entryPoint, operations: chosen.length, gas: gasLimit.toString() }, 'bundle sent');
+    } catch (err) {
+      this.log.warn({ err, entryPoint, operations: chosen.length }, 'the transaction pool refused the bundle');
+    }
+  }
+
+  /** An operation's gas in a bundle, at most: its limits (v0.6 reserves three times verification gas for a paymaster's postOp). */
+  private operationGas(e: EntryPointOperation): bigint {
+    if (e.version === '0.6') {
+      const mul = size(e.op.paymasterAndData ?? '0x') > 0 ? 3n : 1n;
+      return e.op.preVerificationGas + e.op.verificationGasLimit * mul + e.op.callGasLimit;
+    }
+    return e.op.preVerificationGas + e.op.verificationGasLimit + e.op.callGasLimit + (e.op.paymasterVerificationGasLimit ?? 0n) + (e.op.paymasterPostOpGasLimit ?? 0n);
+  }
+}
+
+/** The index a FailedOp / FailedOpWithRevert revert names, or undefined for other data. */
+function failedOpIndex(data: Hex): number | undefined {
+  // FailedOp(uint256,string) = 0x220266b6, FailedOpWithRevert(uint256,string,bytes) = 0x65c8fd4d.
+  if (data.startsWith('0x220266b6') || data.startsWith('0x65c8fd4d')) return Number(BigInt(`0x${data.slice(10, 74)}`));
+  return undefined;
+}
+
+function describeFailure(data: Hex): string {
+  try {
+    throwIfFailedOp(data, 'handleOps');
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return `reverted (${data.slice(0, 74)})`;
+}

@@ -1,0 +1,125 @@
+// The user-operation pool: validated operations waiting for a bundle, one per (EntryPoint, sender,
+// nonce). A second operation with the same sender and nonce replaces the first only when it raises
+// both fees by params.bundler.replacementFeeBumpPercent (as the reference bundler); the replaced one
+// is dropped. Written so that operations from peers enter through the same `add` once the network
+// gossips them.
+import type { Address, Hex } from 'viem';
+import { bundler as params, rpcErrorCode } from '../params.js';
+import { RpcError } from '../rpc/errors.js';
+import { isStaked, type StakeInfo } from './simulation.js';
+import { factoryOf, paymasterOf, type EntryPointOperation } from './user-operation.js';
+
+/** One pooled operation. */
+export interface PooledOperation {
+  hash: Hex;
+  operation: EntryPointOperation;
+  validAfter: bigint;
+  validUntil: bigint;
+  factory: Address | undefined;
+  paymaster: Address | undefined;
+  senderStake: StakeInfo;
+  factoryStake: StakeInfo;
+  paymasterStake: StakeInfo;
+  /** Wall-clock arrival (ordering among equal fees). */
+  arrivedAt: number;
+  /** Where it came from: this node's RPC, or a peer once operations gossip. */
+  source: 'rpc' | 'peer';
+  /** The head the simulation ran on: a bundle built on another head simulates it again. */
+  validatedAt: number;
+}
+
+/** -32602 for a replacement that does not raise both fees enough (ERC-7769 invalid fields). */
+export class ReplacementUnderpricedError extends RpcError {
+  override name = 'ReplacementUnderpricedError';
+}
+
+function key(e: EntryPointOperation): string {
+  return `${e.entryPoint.toLowerCase()}:${e.op.sender.toLowerCase()}:${e.op.nonce}`;
+}
+
+export class UserOperationPool {
+  private readonly byHash = new Map<string, PooledOperation>();
+  private readonly bySlot = new Map<string, string>();
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  get(hash: string): PooledOperation | undefined {
+    return this.byHash.get(hash.toLowerCase());
+  }
+
+  /** Every pooled operation, best first: highest priority fee, then earliest. */
+  ordered(): PooledOperation[] {
+    return [...this.byHash.values()].sort((a, b) => {
+      const fee = b.operation.op.maxPriorityFeePerGas - a.operation.op.maxPriorityFeePerGas;
+      return fee > 0n ? 1 : fee < 0n ? -1 : a.arrivedAt - b.arrivedAt;
+    });
+  }
+
+  /**
+   * The checks that need the pool, before the (costly) simulation: a replacement's fee bump, the
+   * pool's size. Returns the operation this one would replace.
+   */
+  precheck(e: EntryPointOperation): PooledOperation | undefined {
+    const existingHash = this.bySlot.get(key(e));
+    const existing = existingHash ? this.byHash.get(existingHash) : undefined;
+    if (existing) {
+      const bump = (v: bigint) => v + (v * params.replacementFeeBumpPercent) / 100n;
+      const needPriority = bump(existing.operation.op.maxPriorityFeePerGas);
+      const needMax = bump(existing.operation.op.maxFeePerGas);
+      if (e.op.maxPriorityFeePerGas < needPriority || e.op.maxFeePerGas < needMax) {
+        throw new ReplacementUnderpricedError(
+          rpcErrorCode.invalidParams,
+          `replacement underpriced: operation ${existing.hash} of this sender and nonce is pooled; a replacement needs maxPriorityFeePerGas >= ${needPriority} and maxFeePerGas >= ${needMax} (+${params.replacementFeeBumpPercent}%)`,
+          { replaces: existing.hash },
+        );
+      }
+      return existing;
+    }
+    if (this.byHash.size >= params.maxPoolOperations) {
+      throw new RpcError(rpcErrorCode.limitExceeded, `the user operation pool is full (${params.maxPoolOperations} operations)`);
+    }
+    return undefined;
+  }
+
+  /** ERC-7562's pool shares: SAME_SENDER_MEMPOOL_COUNT for an unstaked sender, SAME_UNSTAKED_ENTITY_MEMPOOL_COUNT for an unstaked factory or paymaster. */
+  checkShares(p: PooledOperation, replacing: PooledOperation | undefined): void {
+    const others = [...this.byHash.values()].filter((o) => o !== replacing);
+    const sender = p.operation.op.sender.toLowerCase();
+    if (!isStaked(p.senderStake) && others.filter((o) => o.operation.op.sender.toLowerCase() === sender).length >= params.sameSenderPoolCount) {
+      throw new RpcError(rpcErrorCode.entityThrottled, `sender ${p.operation.op.sender} already has ${params.sameSenderPoolCount} operations pooled; an unstaked sender may have no more (ERC-7562 SREP-010)`);
+    }
+    for (const [entity, address, stake] of [
+      ['factory', p.factory, p.factoryStake],
+      ['paymaster', p.paymaster, p.paymasterStake],
+    ] as const) {
+      if (!address || isStaked(stake)) continue;
+      const lower = address.toLowerCase();
+      const count = others.filter((o) => (entity === 'factory' ? o.factory : o.paymaster)?.toLowerCase() === lower).length;
+      if (count >= params.sameUnstakedEntityPoolCount) {
+        throw new RpcError(rpcErrorCode.entityThrottled, `unstaked ${entity} ${address} already has ${count} operations pooled (ERC-7562 SAME_UNSTAKED_ENTITY_MEMPOOL_COUNT)`);
+      }
+    }
+  }
+
+  /** Adds `p`, dropping the operation it replaces. */
+  add(p: PooledOperation, replacing: PooledOperation | undefined): void {
+    if (replacing) this.remove(replacing.hash);
+    this.byHash.set(p.hash.toLowerCase(), p);
+    this.bySlot.set(key(p.operation), p.hash.toLowerCase());
+  }
+
+  remove(hash: string): PooledOperation | undefined {
+    const p = this.byHash.get(hash.toLowerCase());
+    if (!p) return undefined;
+    this.byHash.delete(hash.toLowerCase());
+    if (this.bySlot.get(key(p.operation)) === hash.toLowerCase()) this.bySlot.delete(key(p.operation));
+    return p;
+  }
+
+  /** The entities an operation names (for reputation). */
+  static entities(e: EntryPointOperation): Address[] {
+    return [factoryOf(e), paymasterOf(e)].filter((a): a is Address => a !== undefined);
+  }
+}
