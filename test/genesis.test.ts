@@ -20,7 +20,8 @@ import {
   resolveNetworkGenesis,
 } from '../src/chain/genesis.js';
 import { MULTICALL3_INIT_CODE } from '../src/chain/multicall3.js';
-import { CHAIN_ID, chain as chainParams, faucet as faucetParams, system as systemParams } from '../src/params.js';
+import { bundler as bundlerParams, CHAIN_ID, chain as chainParams, faucet as faucetParams, system as systemParams } from '../src/params.js';
+import { bundlerAccount } from '../src/chain/dev-accounts.js';
 import type { CoreAddon } from '../src/native/index.js';
 
 /** Accounts 0..9 of `test test … junk` at m/44'/60'/0'/0/i, as Hardhat and anvil print them. */
@@ -95,11 +96,12 @@ describe('built-in genesis of the devnet', () => {
     assert.equal(g.timestamp, chainParams.genesisTimestamp.devnet);
   });
 
-  it('allocates the 10 dev accounts, Multicall3, the ERC-4337 contracts, the system modules and the faucet, sorted by address', () => {
+  it('allocates the 10 dev accounts, Multicall3, the ERC-4337 contracts, the system modules, the faucet and the bundler, sorted by address', () => {
     const g = devGenesis('devnet');
-    // 10 dev accounts, Multicall3, 2 EntryPoints and 2 SimpleAccountFactories, 4 system modules, the faucet.
-    assert.equal(g.alloc.length, 20);
+    // 10 dev accounts, Multicall3, 2 EntryPoints and 2 SimpleAccountFactories, 4 system modules, the faucet, the bundler.
+    assert.equal(g.alloc.length, 21);
     assert.equal(g.alloc.find((a) => a.address.equals(faucetAccount().addressBytes))!.balance, faucetParams.genesisBalance);
+    assert.equal(g.alloc.find((a) => a.address.equals(bundlerAccount().addressBytes))!.balance, bundlerParams.genesisBalance);
     const staking = g.alloc.find((a) => a.address.equals(STAKING))!;
     assert.equal(staking.balance, systemParams.devGenesisValidator.selfStake, 'the module holds the genesis self stake');
     assert.deepEqual(staking.code, Buffer.from([0xfe]));

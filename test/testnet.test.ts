@@ -45,7 +45,7 @@ function startTestnet(extraArgs: string[], env: Record<string, string>): Promise
     blockTimeMs: 100,
     logLevel: 'trace',
     // No key from the environment of whoever runs the tests unless the test gives one.
-    env: { SVC_FAUCET_PRIVATE_KEY: '', ...env },
+    env: { SVC_FAUCET_PRIVATE_KEY: '', SVC_BUNDLER_PRIVATE_KEY: '', ...env },
     extraArgs: ['--network', 'testnet', '--rpc-rate-limit', '0', ...extraArgs],
   });
 }
@@ -105,6 +105,26 @@ describe('testnet without a faucet key', () => {
         /this testnet node has no faucet key: its operator starts it with --faucet-key-file <file> or SVC_FAUCET_PRIVATE_KEY/.test(err.message),
     );
 
+    // No bundler key either: the EntryPoints are listed, operations refused with the flag to set.
+    assert.deepEqual(await rpc(node.url, 'svc_supportedEntryPoints'), ['0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789', '0x0000000071727De22E5E9d8BAf0edAc6f37da032']);
+    const op = {
+      sender: VALIDATOR,
+      nonce: '0x0',
+      initCode: '0x',
+      callData: '0x',
+      callGasLimit: '0x186a0',
+      verificationGasLimit: '0x186a0',
+      preVerificationGas: '0xc350',
+      maxFeePerGas: '0x77359400',
+      maxPriorityFeePerGas: '0x3b9aca00',
+      paymasterAndData: '0x',
+      signature: '0x',
+    };
+    await assert.rejects(
+      rpc(node.url, 'svc_sendUserOperation', [op]),
+      (err: unknown) => err instanceof JsonRpcError && err.code === -32004 && /no bundler key: .*--bundler-key-file <file> or SVC_BUNDLER_PRIVATE_KEY/.test(err.message),
+    );
+
     const info = await rpc<{ validatorAddress: string; network: string }>(node.url, 'svc_getNodeInfo');
     assert.equal(info.network, 'testnet');
     assert.equal(info.validatorAddress, VALIDATOR);
@@ -112,6 +132,7 @@ describe('testnet without a faucet key', () => {
     const banner = node.logs();
     assert.match(banner, new RegExp(`Coinbase +${VALIDATOR}`));
     assert.match(banner, /Faucet +disabled \(this testnet node has no faucet key/);
+    assert.match(banner, /Bundler +disabled \(this node has no bundler key/);
     assert.doesNotMatch(banner, /Private Keys|Mnemonic/);
     for (const { key } of PUBLIC) assertKeyNeverPrinted(banner, key);
   });
@@ -142,13 +163,17 @@ describe('testnet with the operator\'s faucet key', () => {
   it('from SVC_FAUCET_PRIVATE_KEY: the same, and --faucet-address naming the key\'s address builds the same genesis', async () => {
     const key = generatePrivateKey();
     const faucet = privateKeyToAccount(key).address;
-    const node = await startTestnet(['--validator-address', VALIDATOR], { SVC_FAUCET_PRIVATE_KEY: key.slice(2) });
+    // The bundler's key the same way: named in the banner by its address only.
+    const bundlerKey = generatePrivateKey();
+    const node = await startTestnet(['--validator-address', VALIDATOR], { SVC_FAUCET_PRIVATE_KEY: key.slice(2), SVC_BUNDLER_PRIVATE_KEY: bundlerKey });
     nodes.push(node);
     assert.equal(await genesisBalance(node.url, faucet), faucetParams.genesisBalance);
     await useFaucet(node.url, '0x00000000000000000000000000000000000f0003');
     const genesis = await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x0', false]);
     await node.stop();
     assertKeyNeverPrinted(node.logs(), key);
+    assertKeyNeverPrinted(node.logs(), bundlerKey);
+    assert.match(node.logs(), new RegExp(`Bundler +${privateKeyToAccount(bundlerKey).address} \\(ERC-4337`));
 
     // Another node of the same testnet, without the key: the same genesis, and no faucet.
     const peer = await startTestnet(['--validator-address', VALIDATOR, '--faucet-address', faucet], {});
@@ -191,6 +216,18 @@ describe('testnet faucet settings that cannot be used exit 2 without quoting the
       () => testnetArgs('public-faucet', ['--validator-address', VALIDATOR]),
       { SVC_FAUCET_PRIVATE_KEY: PUBLIC.at(-1)!.key },
       /the faucet key's address 0x[0-9a-fA-F]{40}: account 100 of the public test mnemonic/,
+    ],
+    [
+      'the public key of the devnet bundler (index 101) as the bundler key',
+      () => testnetArgs('public-bundler', ['--validator-address', VALIDATOR]),
+      { SVC_BUNDLER_PRIVATE_KEY: mnemonicToAccount(chainParams.devMnemonic, { addressIndex: 101 }).getHdKey().privateKey!.reduce((s, b) => s + b.toString(16).padStart(2, '0'), '') },
+      /the bundler key's address 0x[0-9a-fA-F]{40}: account 101 of the public test mnemonic/,
+    ],
+    [
+      'a malformed SVC_BUNDLER_PRIVATE_KEY',
+      () => testnetArgs('bad-bundler', ['--validator-address', VALIDATOR]),
+      { SVC_BUNDLER_PRIVATE_KEY: `${key}00` },
+      /SVC_BUNDLER_PRIVATE_KEY: expected a secp256k1 private key/,
     ],
     [
       'a --faucet-address that is not the key\'s',

@@ -2,6 +2,7 @@
 // the funded accounts with their (public, test-only) private keys. No other key is ever printed:
 // testnet shows its faucet's address only.
 import { checksumAddress } from '../chain/address.js';
+import { bundlerSigner } from '../aa/bundler.js';
 import { devAccounts, hasDevAccounts } from '../chain/genesis.js';
 import { faucetSigner } from '../rpc/faucet.js';
 import type { RunningNode } from '../node.js';
@@ -51,6 +52,8 @@ export function renderBanner(node: RunningNode, version: string): string {
     const faucet = faucetSigner(config);
     lines.push(row('Faucet', 'disabled' in faucet ? `disabled (${faucet.disabled})` : faucet.address));
   }
+  const bundler = bundlerSigner(config);
+  lines.push(row('Bundler', 'disabled' in bundler ? `disabled (${bundler.disabled})` : `${bundler.address} (ERC-4337, beneficiary: the coinbase)`));
   if (hasDevAccounts(config.network, config.genesisFile)) {
     const accounts = devAccounts();
     lines.push('', 'Available Accounts', '==================');
