@@ -16,7 +16,7 @@ import type { Mempool } from '../chain/pool.js';
 import type { NodeConfig } from '../config.js';
 import type { Chain, ProducedBlock } from '../native/index.js';
 import { bundler as params, rpcErrorCode } from '../params.js';
-import { RpcError } from '../rpc/errors.js';
+import { BundlerError } from './errors.js';
 import { UserOperationPool, type PooledOperation } from './pool.js';
 import { Reputation } from './reputation.js';
 import { checkValidationRules } from './rules.js';
@@ -204,20 +204,20 @@ export class Bundler {
 
   /** eth_sendUserOperation: validates, pools and schedules a bundle; returns the operation's hash. */
   async send(e: EntryPointOperation, source: PooledOperation['source'] = 'rpc'): Promise<Hex> {
-    if (!this.signer) throw new RpcError(rpcErrorCode.methodNotSupported, `user operations are not accepted: ${this.disabled}`);
+    if (!this.signer) throw new BundlerError(rpcErrorCode.methodNotSupported, `user operations are not accepted: ${this.disabled}`);
     const { chain, config } = this.services;
     const hash = operationHash(e, config.chainId);
     if (this.pool.get(hash)) return hash;
     const baseFee = chain.nextBaseFee();
     if (e.op.maxFeePerGas < baseFee) {
-      throw new RpcError(rpcErrorCode.invalidParams, `maxFeePerGas ${e.op.maxFeePerGas} is below the next block's base fee ${baseFee}`);
+      throw new BundlerError(rpcErrorCode.invalidParams, `maxFeePerGas ${e.op.maxFeePerGas} is below the next block's base fee ${baseFee}`);
     }
     if (e.op.maxPriorityFeePerGas > e.op.maxFeePerGas) {
-      throw new RpcError(rpcErrorCode.invalidParams, `maxPriorityFeePerGas ${e.op.maxPriorityFeePerGas} is above maxFeePerGas ${e.op.maxFeePerGas}`);
+      throw new BundlerError(rpcErrorCode.invalidParams, `maxPriorityFeePerGas ${e.op.maxPriorityFeePerGas} is above maxFeePerGas ${e.op.maxFeePerGas}`);
     }
     const requiredPvg = preVerificationGas(e);
     if (e.op.preVerificationGas < requiredPvg) {
-      throw new RpcError(rpcErrorCode.invalidParams, `preVerificationGas ${e.op.preVerificationGas} is below ${requiredPvg}, the calldata and overhead this operation costs in a bundle`);
+      throw new BundlerError(rpcErrorCode.invalidParams, `preVerificationGas ${e.op.preVerificationGas} is below ${requiredPvg}, the calldata and overhead this operation costs in a bundle`);
     }
     this.pool.precheck(e);
     const pooled = await this.validate(e, source);

@@ -5,7 +5,7 @@
 // gossips them.
 import type { Address, Hex } from 'viem';
 import { bundler as params, rpcErrorCode } from '../params.js';
-import { RpcError } from '../rpc/errors.js';
+import { BundlerError, ReplacementUnderpricedError } from './errors.js';
 import { isStaked, type StakeInfo } from './simulation.js';
 import { factoryOf, paymasterOf, type EntryPointOperation } from './user-operation.js';
 
@@ -26,11 +26,6 @@ export interface PooledOperation {
   source: 'rpc' | 'peer';
   /** The head the simulation ran on: a bundle built on another head simulates it again. */
   validatedAt: number;
-}
-
-/** -32602 for a replacement that does not raise both fees enough (ERC-7769 invalid fields). */
-export class ReplacementUnderpricedError extends RpcError {
-  override name = 'ReplacementUnderpricedError';
 }
 
 function key(e: EntryPointOperation): string {
@@ -78,7 +73,7 @@ export class UserOperationPool {
       return existing;
     }
     if (this.byHash.size >= params.maxPoolOperations) {
-      throw new RpcError(rpcErrorCode.limitExceeded, `the user operation pool is full (${params.maxPoolOperations} operations)`);
+      throw new BundlerError(rpcErrorCode.limitExceeded, `the user operation pool is full (${params.maxPoolOperations} operations)`);
     }
     return undefined;
   }
@@ -88,7 +83,7 @@ export class UserOperationPool {
     const others = [...this.byHash.values()].filter((o) => o !== replacing);
     const sender = p.operation.op.sender.toLowerCase();
     if (!isStaked(p.senderStake) && others.filter((o) => o.operation.op.sender.toLowerCase() === sender).length >= params.sameSenderPoolCount) {
-      throw new RpcError(rpcErrorCode.entityThrottled, `sender ${p.operation.op.sender} already has ${params.sameSenderPoolCount} operations pooled; an unstaked sender may have no more (ERC-7562 SREP-010)`);
+      throw new BundlerError(rpcErrorCode.entityThrottled, `sender ${p.operation.op.sender} already has ${params.sameSenderPoolCount} operations pooled; an unstaked sender may have no more (ERC-7562 SREP-010)`);
     }
     for (const [entity, address, stake] of [
       ['factory', p.factory, p.factoryStake],
@@ -98,7 +93,7 @@ export class UserOperationPool {
       const lower = address.toLowerCase();
       const count = others.filter((o) => (entity === 'factory' ? o.factory : o.paymaster)?.toLowerCase() === lower).length;
       if (count >= params.sameUnstakedEntityPoolCount) {
-        throw new RpcError(rpcErrorCode.entityThrottled, `unstaked ${entity} ${address} already has ${count} operations pooled (ERC-7562 SAME_UNSTAKED_ENTITY_MEMPOOL_COUNT)`);
+        throw new BundlerError(rpcErrorCode.entityThrottled, `unstaked ${entity} ${address} already has ${count} operations pooled (ERC-7562 SAME_UNSTAKED_ENTITY_MEMPOOL_COUNT)`);
       }
     }
   }

@@ -20,13 +20,10 @@ import { parseAddress } from '../chain/address.js';
 import { entryPointSimulationsV07 } from '../chain/entrypoints.generated.js';
 import type { Chain, TracedFrame, ValidationTraceResult } from '../native/index.js';
 import { bundler as bundlerParams, rpcErrorCode } from '../params.js';
-import { RpcError } from '../rpc/errors.js';
+import { UserOperationRejectedError } from './errors.js';
 import { entryPointStruct, type EntryPointOperation } from './user-operation.js';
 
-/** An ERC-7769 refusal: its code, a message that says why, and `data` where the code defines one. */
-export class UserOperationRejectedError extends RpcError {
-  override name = 'UserOperationRejectedError';
-}
+export { UserOperationRejectedError };
 
 /** v0.7's EntryPointSimulations (core/EntryPointSimulations.sol of @account-abstraction/contracts 0.7.0). */
 export const entryPointSimulationsAbi = parseAbi([

@@ -6,7 +6,7 @@ import { concat, getAddress, size, slice, type Address, type Hex } from 'viem';
 import { getUserOperationHash, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import { ENTRY_POINT_V06, ENTRY_POINT_V07 } from '../chain/account-abstraction.js';
 import { bundler as bundlerParams, rpcErrorCode } from '../params.js';
-import { RpcError } from '../rpc/errors.js';
+import { InvalidUserOperationError } from './errors.js';
 
 export type EntryPointVersion = '0.6' | '0.7';
 
@@ -26,12 +26,8 @@ export function supportedVersion(entryPoint: string): EntryPointVersion | undefi
   return SUPPORTED_ENTRY_POINTS.find((e) => e.address.toLowerCase() === entryPoint.toLowerCase())?.version;
 }
 
-/** -32602 for a user operation whose members are missing or malformed (ERC-7769: invalid fields). */
-export class InvalidUserOperationError extends RpcError {
-  override name = 'InvalidUserOperationError';
-  constructor(message: string) {
-    super(rpcErrorCode.invalidParams, message);
-  }
+function invalid(message: string): InvalidUserOperationError {
+  return new InvalidUserOperationError(rpcErrorCode.invalidParams, message);
 }
 
 const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
@@ -46,7 +42,7 @@ type Raw = Record<string, unknown>;
 function member(raw: Raw, name: string, required: boolean): unknown {
   const value = raw[name];
   if (value === undefined || value === null) {
-    if (required) throw new InvalidUserOperationError(`invalid user operation: missing ${name}`);
+    if (required) throw invalid(`invalid user operation: missing ${name}`);
     return undefined;
   }
   return value;
@@ -55,23 +51,23 @@ function member(raw: Raw, name: string, required: boolean): unknown {
 function address(raw: Raw, name: string, required = true): Address | undefined {
   const value = member(raw, name, required);
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !ADDRESS.test(value)) throw new InvalidUserOperationError(`invalid user operation: ${name} must be a 20-byte address`);
+  if (typeof value !== 'string' || !ADDRESS.test(value)) throw invalid(`invalid user operation: ${name} must be a 20-byte address`);
   return getAddress(value);
 }
 
 function data(raw: Raw, name: string, required = true): Hex | undefined {
   const value = member(raw, name, required);
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !HEX_DATA.test(value)) throw new InvalidUserOperationError(`invalid user operation: ${name} must be hex data (0x and an even number of hex digits)`);
+  if (typeof value !== 'string' || !HEX_DATA.test(value)) throw invalid(`invalid user operation: ${name} must be hex data (0x and an even number of hex digits)`);
   return value.toLowerCase() as Hex;
 }
 
 function quantity(raw: Raw, name: string, max: bigint, required = true): bigint | undefined {
   const value = member(raw, name, required);
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !QUANTITY.test(value)) throw new InvalidUserOperationError(`invalid user operation: ${name} must be a hex quantity (0x without leading zeros)`);
+  if (typeof value !== 'string' || !QUANTITY.test(value)) throw invalid(`invalid user operation: ${name} must be a hex quantity (0x without leading zeros)`);
   const n = BigInt(value);
-  if (n > max) throw new InvalidUserOperationError(`invalid user operation: ${name} ${n} is above its largest value ${max}`);
+  if (n > max) throw invalid(`invalid user operation: ${name} ${n} is above its largest value ${max}`);
   return n;
 }
 
@@ -84,7 +80,7 @@ export type ParseMode = 'send' | 'estimate';
 
 /** Parses a v0.6 operation (the spec's UserOperation: every member required when sending). */
 export function parseUserOperationV06(value: unknown, mode: ParseMode): UserOperation<'0.6'> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidUserOperationError('invalid user operation: expected an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('invalid user operation: expected an object');
   const raw = value as Raw;
   const gas = mode === 'send';
   const op: UserOperation<'0.6'> = {
@@ -101,15 +97,15 @@ export function parseUserOperationV06(value: unknown, mode: ParseMode): UserOper
     signature: data(raw, 'signature')!,
   };
   const initCode = size(op.initCode ?? '0x');
-  if (initCode > 0 && initCode < 20) throw new InvalidUserOperationError('invalid user operation: initCode must start with the 20-byte factory address');
+  if (initCode > 0 && initCode < 20) throw invalid('invalid user operation: initCode must start with the 20-byte factory address');
   const pad = size(op.paymasterAndData ?? '0x');
-  if (pad > 0 && pad < 20) throw new InvalidUserOperationError('invalid user operation: paymasterAndData must start with the 20-byte paymaster address');
+  if (pad > 0 && pad < 20) throw invalid('invalid user operation: paymasterAndData must start with the 20-byte paymaster address');
   return op;
 }
 
 /** Parses a v0.7 operation in its RPC shape (factory/factoryData and the paymaster members unpacked). */
 export function parseUserOperationV07(value: unknown, mode: ParseMode): UserOperation<'0.7'> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidUserOperationError('invalid user operation: expected an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('invalid user operation: expected an object');
   const raw = value as Raw;
   const gas = mode === 'send';
   const factory = address(raw, 'factory', false);
@@ -130,7 +126,7 @@ export function parseUserOperationV07(value: unknown, mode: ParseMode): UserOper
     op.factory = factory;
     op.factoryData = factoryData ?? '0x';
   } else if (factoryData !== undefined && factoryData !== '0x') {
-    throw new InvalidUserOperationError('invalid user operation: factoryData without factory');
+    throw invalid('invalid user operation: factoryData without factory');
   }
   if (paymaster) {
     op.paymaster = paymaster;
@@ -140,7 +136,7 @@ export function parseUserOperationV07(value: unknown, mode: ParseMode): UserOper
   } else {
     for (const name of ['paymasterVerificationGasLimit', 'paymasterPostOpGasLimit', 'paymasterData']) {
       const v = raw[name];
-      if (v !== undefined && v !== null && v !== '0x' && v !== '0x0') throw new InvalidUserOperationError(`invalid user operation: ${name} without paymaster`);
+      if (v !== undefined && v !== null && v !== '0x' && v !== '0x0') throw invalid(`invalid user operation: ${name} without paymaster`);
     }
   }
   return op;
@@ -148,10 +144,10 @@ export function parseUserOperationV07(value: unknown, mode: ParseMode): UserOper
 
 /** Parses `value` for `entryPoint` (its version picks the shape); -32602 for an EntryPoint this node does not serve. */
 export function parseOperation(value: unknown, entryPoint: unknown, mode: ParseMode): EntryPointOperation {
-  if (typeof entryPoint !== 'string' || !ADDRESS.test(entryPoint)) throw new InvalidUserOperationError('invalid entryPoint: expected an address');
+  if (typeof entryPoint !== 'string' || !ADDRESS.test(entryPoint)) throw invalid('invalid entryPoint: expected an address');
   const version = supportedVersion(entryPoint);
   if (!version) {
-    throw new InvalidUserOperationError(
+    throw invalid(
       `unsupported entryPoint ${entryPoint}: this node bundles for ${SUPPORTED_ENTRY_POINTS.map((e) => `${e.address} (v${e.version})`).join(' and ')}`,
     );
   }
@@ -161,7 +157,7 @@ export function parseOperation(value: unknown, entryPoint: unknown, mode: ParseM
       : { version, entryPoint: getAddress(entryPoint), op: parseUserOperationV07(value, mode) };
   const bytes = encodedSize(parsed);
   if (bytes > bundlerParams.maxOperationBytes) {
-    throw new InvalidUserOperationError(`invalid user operation: ${bytes} bytes encoded, above the limit of ${bundlerParams.maxOperationBytes}`);
+    throw invalid(`invalid user operation: ${bytes} bytes encoded, above the limit of ${bundlerParams.maxOperationBytes}`);
   }
   return parsed;
 }

@@ -4,11 +4,23 @@
 // svc_supportedEntryPoints. The reads (eth_getUserOperationByHash, eth_getUserOperationReceipt) are
 // in user-operations.ts. Refusals carry ERC-7769's codes (src/params.ts rpcErrorCode).
 import { ENTRY_POINT_V06 } from '../../chain/account-abstraction.js';
-import { parseOperation, type EntryPointOperation } from '../../aa/user-operation.js';
+import { parseOperation } from '../../aa/user-operation.js';
 import type { GasEstimate } from '../../aa/bundler.js';
-import { method, optional, required, type MethodTable } from '../method.js';
+import { BundlerError } from '../../aa/errors.js';
+import { RpcError } from '../errors.js';
+import { method, optional, required, type MethodTable, type RpcContext } from '../method.js';
 
 const raw = (value: unknown) => value;
+
+/** Runs a bundler call, answering its refusals with their ERC-7769 codes. */
+async function answer<T>(run: () => Promise<T> | T): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof BundlerError) throw new RpcError(err.code, err.message, err.data, { cause: err });
+    throw err;
+  }
+}
 
 function hex(n: bigint): string {
   return `0x${n.toString(16)}`;
@@ -26,17 +38,16 @@ function estimateJson(estimate: GasEstimate): Record<string, string> {
 }
 
 export const bundlerMethods: MethodTable = {
-  eth_sendUserOperation: method([required(raw), required(raw)] as const, async (ctx, [op, entryPoint]) => {
-    const parsed: EntryPointOperation = parseOperation(op, entryPoint, 'send');
-    return ctx.services.bundler.send(parsed);
-  }),
+  eth_sendUserOperation: method([required(raw), required(raw)] as const, (ctx, [op, entryPoint]) =>
+    answer(() => ctx.services.bundler.send(parseOperation(op, entryPoint, 'send'))),
+  ),
   // The optional third parameter (a state override set) is not supported: the estimate runs on the head state.
-  eth_estimateUserOperationGas: method([required(raw), required(raw)] as const, async (ctx, [op, entryPoint]) => {
-    return estimateJson(await ctx.services.bundler.estimate(parseOperation(op, entryPoint, 'estimate')));
-  }),
+  eth_estimateUserOperationGas: method([required(raw), required(raw)] as const, (ctx, [op, entryPoint]) =>
+    answer(async () => estimateJson(await ctx.services.bundler.estimate(parseOperation(op, entryPoint, 'estimate')))),
+  ),
   eth_supportedEntryPoints: method([], (ctx) => ctx.services.bundler.supportedEntryPoints()),
-  svc_sendUserOperation: method([required(raw), optional(raw)] as const, async (ctx, [op, entryPoint]) => {
-    return ctx.services.bundler.send(parseOperation(op, entryPoint ?? ENTRY_POINT_V06, 'send'));
-  }),
+  svc_sendUserOperation: method([required(raw), optional(raw)] as const, (ctx: RpcContext, [op, entryPoint]) =>
+    answer(() => ctx.services.bundler.send(parseOperation(op, entryPoint ?? ENTRY_POINT_V06, 'send'))),
+  ),
   svc_supportedEntryPoints: method([], (ctx) => ctx.services.bundler.supportedEntryPoints()),
 };
