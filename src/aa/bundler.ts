@@ -236,21 +236,11 @@ export class Bundler {
     const { chain } = this.services;
     const big = params.estimationGasLimit;
     // Priced at zero, the simulation needs no prefund: the account's balance does not limit the estimate.
+    const trialGas = { callGasLimit: big, verificationGasLimit: big, preVerificationGas: 0n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n };
     const trial: EntryPointOperation =
       e.version === '0.6'
-        ? { ...e, op: { ...e.op, callGasLimit: big, verificationGasLimit: big, preVerificationGas: 0n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n } }
-        : {
-            ...e,
-            op: {
-              ...e.op,
-              callGasLimit: big,
-              verificationGasLimit: big,
-              preVerificationGas: 0n,
-              maxFeePerGas: 0n,
-              maxPriorityFeePerGas: 0n,
-              ...(e.op.paymaster ? { paymasterVerificationGasLimit: big, paymasterPostOpGasLimit: big } : {}),
-            },
-          };
+        ? { ...e, op: { ...e.op, ...trialGas } }
+        : { ...e, op: { ...e.op, ...trialGas, ...(e.op.paymaster ? { paymasterVerificationGasLimit: big, paymasterPostOpGasLimit: big } : {}) } };
     const execution = await simulateExecution(chain, trial);
     if (!execution.callSuccess) {
       throw new UserOperationRejectedError(rpcErrorCode.userOperationExecutionReverted, `the operation's execution reverts (revert data ${execution.callOutput})`, {
@@ -268,28 +258,21 @@ export class Bundler {
       }
     }
     const validation = execution.preOpGas; // preVerificationGas was 0 in the trial
+    const placeholders = {
+      callGasLimit: GAS_FIELD_PLACEHOLDER,
+      verificationGasLimit: GAS_FIELD_PLACEHOLDER,
+      preVerificationGas: GAS_FIELD_PLACEHOLDER,
+      maxFeePerGas: GAS_FIELD_PLACEHOLDER,
+      maxPriorityFeePerGas: GAS_FIELD_PLACEHOLDER,
+    };
     const pvgBase: EntryPointOperation =
       e.version === '0.6'
-        ? {
-            ...e,
-            op: {
-              ...e.op,
-              callGasLimit: GAS_FIELD_PLACEHOLDER,
-              verificationGasLimit: GAS_FIELD_PLACEHOLDER,
-              preVerificationGas: GAS_FIELD_PLACEHOLDER,
-              maxFeePerGas: GAS_FIELD_PLACEHOLDER,
-              maxPriorityFeePerGas: GAS_FIELD_PLACEHOLDER,
-            },
-          }
+        ? { ...e, op: { ...e.op, ...placeholders } }
         : {
             ...e,
             op: {
               ...e.op,
-              callGasLimit: GAS_FIELD_PLACEHOLDER,
-              verificationGasLimit: GAS_FIELD_PLACEHOLDER,
-              preVerificationGas: GAS_FIELD_PLACEHOLDER,
-              maxFeePerGas: GAS_FIELD_PLACEHOLDER,
-              maxPriorityFeePerGas: GAS_FIELD_PLACEHOLDER,
+              ...placeholders,
               ...(e.op.paymaster ? { paymasterVerificationGasLimit: GAS_FIELD_PLACEHOLDER, paymasterPostOpGasLimit: GAS_FIELD_PLACEHOLDER } : {}),
             },
           };
