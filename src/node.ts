@@ -37,6 +37,7 @@ import { registerComputeMetrics } from './compute/metrics.js';
 import { toAddress } from './modules/kernel/module.js';
 import { createRpcContext } from './rpc/context.js';
 import { Bundler } from './aa/bundler.js';
+import { registerBundlerMetrics } from './aa/metrics.js';
 import { startRpcServer } from './rpc/server.js';
 import { startExplorer, type RunningExplorer } from './explorer/index.js';
 import { attachLiveFeed } from './explorer/live/feed.js';
@@ -164,6 +165,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     // On a CometBFT network a submitted transaction goes to the network's mempool (and CheckTx fills this pool).
     const submitPool = cometDriver ? new GossipPool(mempool, cometDriver.client, log.child({ module: 'gossip' })) : mempool;
     const bundler = new Bundler({ config, chain, mempool: submitPool, events, log, coinbase });
+    registerBundlerMetrics(metrics.registry, bundler);
     const services: NodeServices = {
       compute,
       config,

@@ -430,6 +430,20 @@ describe('the node bundler (ERC-4337, ERC-7769, ERC-7562)', { timeout: 300_000 }
     });
   });
 
+  it('counts what it did on /metrics', async () => {
+    const text = await (await fetch(new URL('/metrics', node.rpcUrl))).text();
+    const value = (line: RegExp) => Number(line.exec(text)?.[1] ?? NaN);
+    const c = node.services.bundler.counters;
+    assert.equal(value(/^svc_bundler_user_operations\{outcome="accepted",code=""\} (\d+)$/m), c.accepted);
+    assert.ok(c.accepted >= 8, `accepted ${c.accepted}`);
+    assert.equal(value(/^svc_bundler_user_operations\{outcome="refused",code="-32507"\} (\d+)$/m), 1);
+    assert.ok(value(/^svc_bundler_user_operations\{outcome="refused",code="-32503"\} (\d+)$/m) === 3);
+    assert.equal(value(/^svc_bundler_user_operations\{outcome="included",code=""\} (\d+)$/m), c.included);
+    assert.ok(value(/^svc_bundler_bundles_sent (\d+)$/m) >= 7);
+    assert.equal(value(/^svc_bundler_bundled_operations (\d+)$/m), c.bundledOperations);
+    assert.equal(value(/^svc_bundler_pool_size (\d+)$/m), 0);
+  });
+
   it('estimation refuses an operation whose execution reverts: -32521', async () => {
     const account = await toSimpleSmartAccount({ client: publicClient, owner, entryPoint: { address: entryPoint07Address, version: '0.7' } });
     const op = {

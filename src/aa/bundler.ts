@@ -99,8 +99,20 @@ function withMargin(value: bigint, extra: bigint): bigint {
   return (value * 12n + 9n) / 10n + extra;
 }
 
+/** What the bundler has done since the node started (metrics). */
+export interface BundlerCounters {
+  accepted: number;
+  /** Refusals by ERC-7769 code. */
+  refused: Map<number, number>;
+  included: number;
+  dropped: number;
+  bundles: number;
+  bundledOperations: number;
+}
+
 export class Bundler {
   readonly pool = new UserOperationPool();
+  readonly counters: BundlerCounters = { accepted: 0, refused: new Map(), included: 0, dropped: 0, bundles: 0, bundledOperations: 0 };
   readonly reputation = new Reputation();
   private readonly signer: PrivateKeyAccount | undefined;
   private readonly disabled: string | undefined;
@@ -204,6 +216,16 @@ export class Bundler {
 
   /** eth_sendUserOperation: validates, pools and schedules a bundle; returns the operation's hash. */
   async send(e: EntryPointOperation, source: PooledOperation['source'] = 'rpc'): Promise<Hex> {
+    try {
+      const hash = await this.accept(e, source);
+      return hash;
+    } catch (err) {
+      if (err instanceof BundlerError) this.counters.refused.set(err.code, (this.counters.refused.get(err.code) ?? 0) + 1);
+      throw err;
+    }
+  }
+
+  private async accept(e: EntryPointOperation, source: PooledOperation['source']): Promise<Hex> {
     if (!this.signer) throw new BundlerError(rpcErrorCode.methodNotSupported, `user operations are not accepted: ${this.disabled}`);
     const { chain, config } = this.services;
     const hash = operationHash(e, config.chainId);
@@ -227,6 +249,7 @@ export class Bundler {
     this.pool.add(pooled, replacing);
     if (replacing) this.log.debug({ replaced: replacing.hash, by: hash }, 'user operation replaced');
     for (const entity of UserOperationPool.entities(e)) this.reputation.seen(entity);
+    this.counters.accepted += 1;
     this.schedule();
     return hash;
   }
@@ -329,7 +352,9 @@ export class Bundler {
       });
       for (const log of found.logs as unknown as { topics: Hex[] }[]) {
         const removed = this.pool.remove(log.topics[1]!);
-        if (removed) for (const entity of UserOperationPool.entities(removed.operation)) this.reputation.included(entity);
+        if (!removed) continue;
+        this.counters.included += 1;
+        for (const entity of UserOperationPool.entities(removed.operation)) this.reputation.included(entity);
       }
     } catch (err) {
       this.log.warn({ err, block: number }, 'reading the block for included user operations failed');
@@ -340,7 +365,7 @@ export class Bundler {
     }
     // Operations past their time, or no longer valid at their nonce, leave the pool.
     const now = BigInt(produced.head.timestamp);
-    for (const p of this.pool.ordered()) if (p.validUntil <= now) this.pool.remove(p.hash);
+    for (const p of this.pool.ordered()) if (p.validUntil <= now && this.pool.remove(p.hash)) this.counters.dropped += 1;
     if (this.pool.size > 0) this.schedule();
   }
 
@@ -375,6 +400,7 @@ export class Bundler {
           current = await this.validate(p.operation, p.source);
         } catch (err) {
           this.pool.remove(p.hash);
+          this.counters.dropped += 1;
           this.log.info({ userOpHash: p.hash, reason: (err as Error).message }, 'user operation dropped: no longer valid');
           continue;
         }
@@ -420,6 +446,7 @@ export class Bundler {
       }
       const [dropped] = chosen.splice(failedIndex, 1);
       this.pool.remove(dropped!.hash);
+      this.counters.dropped += 1;
       this.log.info({ userOpHash: dropped!.hash, reason: describeFailure(`0x${out.output.toString('hex')}`) }, 'user operation dropped: refused in the bundle');
     }
     if (estimate === undefined || chosen.length === 0) return;
@@ -437,6 +464,8 @@ export class Bundler {
     try {
       const hash = await mempool.submit(Buffer.from(signed.slice(2), 'hex'));
       this.inFlight.set(`0x${hash.toString('hex')}`, { entryPoint, operations: chosen.map((p) => p.hash) });
+      this.counters.bundles += 1;
+      this.counters.bundledOperations += chosen.length;
       this.log.debug({ tx: `0x${hash.toString('hex')}`, entryPoint, operations: chosen.length, gas: gasLimit.toString() }, 'bundle sent');
     } catch (err) {
       this.log.warn({ err, entryPoint, operations: chosen.length }, 'the transaction pool refused the bundle');
