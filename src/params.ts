@@ -382,6 +382,14 @@ export const bundler = {
   banSlack: 50n,
   /** Operations in one handleOps bundle. */
   maxBundleOperations: 128,
+  /** Bundles per EntryPoint in flight at once (sent, not yet in a block); their senders and paymasters are disjoint. */
+  maxBundlesInFlight: 4,
+  /** A bundle's calldata at most (the pool takes transactions up to mempool.maxTxSizeBytes, 128 KiB). */
+  maxBundleBytes: 120 * 1024,
+  /** handleOps' own gas beside its operations' limits. */
+  bundleOverheadGas: 100_000n,
+  /** An operation checked on a head more than this many blocks old is simulated again, with every rule, before it is bundled. */
+  revalidateAfterBlocks: 4,
   /** A bundle's gas: at most this share of the block gas limit (basis points). */
   maxBundleGasBps: 5_000,
   /** The largest user operation accepted, ABI-encoded (bytes). */
@@ -390,6 +398,8 @@ export const bundler = {
   simulationGas: 30_000_000n,
   /** Verification and call gas tried when estimating (raised per field by the measured use). */
   estimationGasLimit: 10_000_000n,
+  /** What paying the prefund into the EntryPoint costs at most (a call with value and a new deposit slot), added to an estimate made at zero fees. */
+  prefundPaymentGas: 40_000n,
   /** ERC-7769's preVerificationGas components (the reference bundler's defaults). */
   preVerification: { fixed: 21_000n, perUserOp: 18_300n, perUserOpWord: 4n, zeroByte: 4n, nonZeroByte: 16n, bundleSize: 1n, sigSize: 65n },
 } as const;

@@ -140,7 +140,7 @@ describe('the node bundler (ERC-4337, ERC-7769, ERC-7562)', { timeout: 300_000 }
 
   before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'svc-bundler-'));
-    node = await startNode(devnetConfig(dataDir, { blockTimeMs: 400 }));
+    node = await startNode(devnetConfig(dataDir, { blockTimeMs: 400, logLevel: (process.env.BUNDLER_TEST_LOG as never) ?? 'silent' }));
     const chain = svcDevnet(node.rpcUrl);
     publicClient = createPublicClient({ chain, transport: http(node.rpcUrl), pollingInterval: 50 });
     wallet = createWalletClient({ account: privateKeyToAccount(devPrivateKeys(6)[5]!), chain, transport: http(node.rpcUrl), pollingInterval: 50 });
@@ -200,6 +200,29 @@ describe('the node bundler (ERC-4337, ERC-7769, ERC-7562)', { timeout: 300_000 }
     assert.equal(byHash.entryPoint.toLowerCase(), entryPoint07Address.toLowerCase());
     // Included operations leave the pool.
     assert.equal(node.services.bundler.pool.size, 0);
+  });
+
+  it("v0.7: an account deployed by its factory without an EntryPoint deposit is sent with eth_estimateUserOperationGas's values as they are", async () => {
+    const keeper = privateKeyToAccount(generatePrivateKey());
+    const account = await toSimpleSmartAccount({ client: publicClient, owner: keeper, entryPoint: { address: entryPoint07Address, version: '0.7' } });
+    const { factory, factoryData } = await account.getFactoryArgs();
+    await mined(await wallet.sendTransaction({ to: factory!, data: factoryData!, gas: 1_000_000n }));
+    await mined(await wallet.sendTransaction({ to: account.address, value: parseEther('1') }));
+    assert.equal(await publicClient.readContract({ address: entryPoint07Address, abi: entryPoint07Abi, functionName: 'balanceOf', args: [account.address] }), 0n);
+    const op = {
+      sender: account.address,
+      nonce: 0n,
+      callData: await account.encodeCalls([{ to: recipient, value: 1n }]),
+      ...(await fees()),
+      signature: await account.getStubSignature(),
+    } as UserOperation<'0.7'>;
+    const estimate = (await rpc(node.rpcUrl, 'eth_estimateUserOperationGas', [json07(op), entryPoint07Address])) as Json;
+    op.callGasLimit = BigInt(estimate.callGasLimit!);
+    op.verificationGasLimit = BigInt(estimate.verificationGasLimit!);
+    op.preVerificationGas = BigInt(estimate.preVerificationGas!);
+    op.signature = await account.signUserOperation({ ...op, chainId: CHAIN_ID });
+    const hash = (await rpc(node.rpcUrl, 'eth_sendUserOperation', [json07(op), entryPoint07Address])) as Hex;
+    assert.equal((await receiptOf(hash)).success, true);
   });
 
   it('v0.6 through svc_sendUserOperation with the spec shape, estimated by eth_estimateUserOperationGas: deployment with an ETH transfer, then an ERC-20 transfer', async () => {
@@ -340,10 +363,28 @@ describe('the node bundler (ERC-4337, ERC-7769, ERC-7562)', { timeout: 300_000 }
     }
 
     let open: Address;
+    let paymaster: Address;
+    const paymasterSigner = privateKeyToAccount(generatePrivateKey());
+
+    /** `op` sponsored by the VerifyingPaymaster (its data signed for the operation as it is). */
+    async function sponsored(op: UserOperation<'0.7'>): Promise<UserOperation<'0.7'>> {
+      const validity = encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [0, 0]);
+      const unsigned: UserOperation<'0.7'> = {
+        ...op,
+        paymaster,
+        paymasterVerificationGasLimit: 100_000n,
+        paymasterPostOpGasLimit: 0n,
+        paymasterData: concat([validity, `0x${'00'.repeat(65)}`]),
+      };
+      const digest = await publicClient.readContract({ address: paymaster, abi: PAYMASTER, functionName: 'getHash', args: [toPackedUserOperation(unsigned), 0, 0] });
+      return { ...unsigned, paymasterData: concat([validity, await paymasterSigner.signMessage({ message: { raw: digest } })]) };
+    }
 
     before(async () => {
       open = await deploy(contracts().open.bytecode, epArg);
       await mined(await wallet.sendTransaction({ to: open, value: parseEther('1') }));
+      paymaster = await deploy(verifyingPaymasterV07.initCode, encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [entryPoint07Address, paymasterSigner.address]));
+      await mined(await wallet.writeContract({ address: paymaster, abi: PAYMASTER, functionName: 'deposit', value: parseEther('1') }));
     });
 
     it('bad signature: -32507', async () => {
@@ -396,25 +437,31 @@ describe('the node bundler (ERC-4337, ERC-7769, ERC-7562)', { timeout: 300_000 }
       await refused(await plainOp(open, { nonce: (await nonceOf(open)) - 1n }), -32500, /AA25 invalid account nonce: nonce too low/);
     });
 
-    it('replacement: a lower bump is refused (-32602), a higher fee replaces the pooled operation, which never lands', async () => {
+    it('replacement: a lower bump is refused (-32602), a higher fee replaces the pooled operation, which never lands; an operation already bundled is not replaced', async () => {
       const other = await deploy(contracts().open.bytecode, epArg);
       await mined(await wallet.sendTransaction({ to: other, value: parseEther('1') }));
       const bundler = node.services.bundler;
-      // A bundle in flight holds the next operations in the pool until the block that includes it.
-      await rpc(node.rpcUrl, 'eth_sendUserOperation', [json07(await plainOp(other)), entryPoint07Address]);
+      // A bundle in flight holds back the next operations of its paymaster until the block that includes it.
+      const flying = await sponsored(await plainOp(other));
+      const flyingHash = (await rpc(node.rpcUrl, 'eth_sendUserOperation', [json07(flying), entryPoint07Address])) as Hex;
       for (let i = 0; i < 100 && bundler.inFlightBundles().length === 0; i++) await new Promise((r) => setTimeout(r, 5));
       assert.equal(bundler.inFlightBundles().length, 1);
+      // The operation in the bundle: no replacement any more.
+      const bump = async (op: UserOperation<'0.7'>, percent: bigint) =>
+        sponsored({ ...op, maxFeePerGas: (op.maxFeePerGas * percent) / 100n, maxPriorityFeePerGas: (op.maxPriorityFeePerGas * percent) / 100n });
+      await rejected(rpc(node.rpcUrl, 'eth_sendUserOperation', [json07(await bump(flying, 150n)), entryPoint07Address]), -32602, /already in bundle .*cannot be replaced/);
 
-      const first = await plainOp(open);
+      const first = await sponsored(await plainOp(open));
       const firstHash = (await rpc(node.rpcUrl, 'eth_sendUserOperation', [json07(first), entryPoint07Address])) as Hex;
       assert.ok(bundler.pool.get(firstHash), 'pooled behind the bundle in flight');
-      const low = { ...first, maxFeePerGas: (first.maxFeePerGas * 105n) / 100n, maxPriorityFeePerGas: (first.maxPriorityFeePerGas * 105n) / 100n };
-      await rejected(rpc(node.rpcUrl, 'eth_sendUserOperation', [json07(low), entryPoint07Address]), -32602, /replacement underpriced/);
+      assert.equal(bundler.inFlightBundles().length, 1, 'not bundled while its paymaster is in a bundle in flight');
+      await rejected(rpc(node.rpcUrl, 'eth_sendUserOperation', [json07(await bump(first, 105n)), entryPoint07Address]), -32602, /replacement underpriced/);
       assert.ok(bundler.pool.get(firstHash));
-      const high = { ...first, maxFeePerGas: (first.maxFeePerGas * 120n) / 100n, maxPriorityFeePerGas: (first.maxPriorityFeePerGas * 120n) / 100n };
+      const high = await bump(first, 120n);
       const highHash = (await rpc(node.rpcUrl, 'eth_sendUserOperation', [json07(high), entryPoint07Address])) as Hex;
       assert.notEqual(highHash, firstHash);
       assert.equal(bundler.pool.get(firstHash), undefined, 'the replaced operation left the pool');
+      assert.equal((await receiptOf(flyingHash)).success, true);
       assert.equal((await receiptOf(highHash)).success, true);
       assert.equal(await rpc(node.rpcUrl, 'eth_getUserOperationReceipt', [firstHash]), null);
       assert.equal(await rpc(node.rpcUrl, 'eth_getUserOperationByHash', [firstHash]), null);

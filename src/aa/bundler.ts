@@ -16,7 +16,7 @@ import type { Mempool } from '../chain/pool.js';
 import type { NodeConfig } from '../config.js';
 import type { Chain, ProducedBlock } from '../native/index.js';
 import { bundler as params, rpcErrorCode } from '../params.js';
-import { BundlerError } from './errors.js';
+import { BundlerError, ReplacementUnderpricedError } from './errors.js';
 import { UserOperationPool, type PooledOperation } from './pool.js';
 import { Reputation } from './reputation.js';
 import { checkValidationRules } from './rules.js';
@@ -118,7 +118,7 @@ export class Bundler {
   private readonly disabled: string | undefined;
   private readonly log: Logger;
   /** Bundle transactions sent and not yet seen in a block, by hash (hex), with their operations. */
-  private readonly inFlight = new Map<string, { entryPoint: Address; operations: Hex[] }>();
+  private readonly inFlight = new Map<string, { entryPoint: Address; operations: Hex[]; parties: string[] }>();
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
@@ -142,7 +142,7 @@ export class Bundler {
 
   /** Bundle transactions sent and not yet in a block (operators' view; the pool waits on them). */
   inFlightBundles(): { transactionHash: string; entryPoint: Address; operations: Hex[] }[] {
-    return [...this.inFlight].map(([transactionHash, b]) => ({ transactionHash, ...b }));
+    return [...this.inFlight].map(([transactionHash, b]) => ({ transactionHash, entryPoint: b.entryPoint, operations: b.operations }));
   }
 
   /** The EntryPoints served, oldest first (ERC-7769 eth_supportedEntryPoints). */
@@ -241,10 +241,11 @@ export class Bundler {
     if (e.op.preVerificationGas < requiredPvg) {
       throw new BundlerError(rpcErrorCode.invalidParams, `preVerificationGas ${e.op.preVerificationGas} is below ${requiredPvg}, the calldata and overhead this operation costs in a bundle`);
     }
-    this.pool.precheck(e);
+    this.refuseIfBundled(this.pool.precheck(e));
     const pooled = await this.validate(e, source);
     // The pool may have changed while the simulation ran: check the replacement again.
     const replacing = this.pool.precheck(e);
+    this.refuseIfBundled(replacing);
     this.pool.checkShares(pooled, replacing);
     this.pool.add(pooled, replacing);
     if (replacing) this.log.debug({ replaced: replacing.hash, by: hash }, 'user operation replaced');
@@ -254,17 +255,43 @@ export class Bundler {
     return hash;
   }
 
+  /** An operation already in a bundle sent to the transaction pool cannot be replaced any more. */
+  private refuseIfBundled(replacing: PooledOperation | undefined): void {
+    if (!replacing) return;
+    const hash = replacing.hash.toLowerCase();
+    for (const [tx, b] of this.inFlight) {
+      if (b.operations.some((h) => h.toLowerCase() === hash)) {
+        throw new ReplacementUnderpricedError(
+          rpcErrorCode.invalidParams,
+          `operation ${replacing.hash} of this sender and nonce is already in bundle ${tx}, sent to the transaction pool: it cannot be replaced`,
+          { bundled: replacing.hash, transactionHash: tx },
+        );
+      }
+    }
+  }
+
   /** eth_estimateUserOperationGas: each gas member measured by simulation, with a margin. */
   async estimate(e: EntryPointOperation): Promise<GasEstimate> {
     const { chain } = this.services;
     const big = params.estimationGasLimit;
-    // Priced at zero, the simulation needs no prefund: the account's balance does not limit the estimate.
-    const trialGas = { callGasLimit: big, verificationGasLimit: big, preVerificationGas: 0n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n };
-    const trial: EntryPointOperation =
-      e.version === '0.6'
+    // Priced at 1 wei, the account (or paymaster) pays its prefund as it will when sent, for a
+    // prefund of a few wei: the balance does not limit the estimate, the payment's gas is measured.
+    // An account with nothing at all is estimated at zero fees, plus what paying the prefund costs.
+    const trialOf = (fee: bigint): EntryPointOperation => {
+      const trialGas = { callGasLimit: big, verificationGasLimit: big, preVerificationGas: 0n, maxFeePerGas: fee, maxPriorityFeePerGas: fee };
+      return e.version === '0.6'
         ? { ...e, op: { ...e.op, ...trialGas } }
         : { ...e, op: { ...e.op, ...trialGas, ...(e.op.paymaster ? { paymasterVerificationGasLimit: big, paymasterPostOpGasLimit: big } : {}) } };
-    const execution = await simulateExecution(chain, trial);
+    };
+    let execution;
+    let prefundAllowance = 0n;
+    try {
+      execution = await simulateExecution(chain, trialOf(1n));
+    } catch (err) {
+      if (!(err instanceof UserOperationRejectedError && /AA21|AA31/.test(err.message))) throw err;
+      execution = await simulateExecution(chain, trialOf(0n));
+      prefundAllowance = params.prefundPaymentGas;
+    }
     if (!execution.callSuccess) {
       throw new UserOperationRejectedError(rpcErrorCode.userOperationExecutionReverted, `the operation's execution reverts (revert data ${execution.callOutput})`, {
         revertData: execution.callOutput,
@@ -280,7 +307,7 @@ export class Bundler {
         paymasterValidation += f.gasUsed;
       }
     }
-    const validation = execution.preOpGas; // preVerificationGas was 0 in the trial
+    const validation = execution.preOpGas + prefundAllowance; // preVerificationGas was 0 in the trial
     const placeholders = {
       callGasLimit: GAS_FIELD_PLACEHOLDER,
       verificationGasLimit: GAS_FIELD_PLACEHOLDER,
@@ -369,17 +396,26 @@ export class Bundler {
     if (this.pool.size > 0) this.schedule();
   }
 
-  /** One round: for each EntryPoint with waiting operations and no bundle in flight, build, sign and send a bundle. */
+  /**
+   * One round: for each EntryPoint, bundles of the waiting operations until params.bundler
+   * .maxBundlesInFlight are in flight. A bundle leaves out the senders and paymasters of the bundles
+   * in flight, so that bundles of one block do not act on each other's accounts or deposits.
+   */
   private async bundleRound(): Promise<void> {
     for (const { address: entryPoint } of SUPPORTED_ENTRY_POINTS) {
-      if ([...this.inFlight.values()].some((b) => b.entryPoint === entryPoint)) continue;
-      const waiting = this.pool.ordered().filter((p) => p.operation.entryPoint === entryPoint);
-      if (waiting.length === 0) continue;
-      await this.bundle(entryPoint, waiting);
+      for (;;) {
+        const flying = [...this.inFlight.values()].filter((b) => b.entryPoint === entryPoint);
+        if (flying.length >= params.maxBundlesInFlight) break;
+        const bundled = new Set(flying.flatMap((b) => b.operations.map((h) => h.toLowerCase())));
+        const excluded = new Set(flying.flatMap((b) => b.parties));
+        const waiting = this.pool.ordered().filter((p) => p.operation.entryPoint === entryPoint && !bundled.has(p.hash.toLowerCase()));
+        if (waiting.length === 0 || !(await this.bundle(entryPoint, waiting, excluded))) break;
+      }
     }
   }
 
-  private async bundle(entryPoint: Address, waiting: PooledOperation[]): Promise<void> {
+  /** Builds, checks, signs and sends one bundle of `waiting` (less `excluded` senders and paymasters); whether one was sent. */
+  private async bundle(entryPoint: Address, waiting: PooledOperation[], excluded: Set<string>): Promise<boolean> {
     const { chain, mempool, config, coinbase } = this.services;
     const signer = this.signer!;
     const head = chain.head();
@@ -388,14 +424,20 @@ export class Bundler {
     const chosen: PooledOperation[] = [];
     const senders = new Set<string>();
     let gas = 0n;
+    let bytes = 0;
     for (const p of waiting) {
       if (chosen.length >= params.maxBundleOperations) break;
       const { op } = p.operation;
       const sender = op.sender.toLowerCase();
-      if (senders.has(sender) || op.maxFeePerGas < baseFee) continue;
+      const paymaster = p.paymaster?.toLowerCase();
+      if (senders.has(sender) || excluded.has(sender) || (paymaster && excluded.has(paymaster)) || op.maxFeePerGas < baseFee) continue;
+      if (p.validUntil <= BigInt(head.timestamp)) {
+        if (this.pool.remove(p.hash)) this.counters.dropped += 1;
+        continue;
+      }
       let current = p;
-      if (p.validatedAt !== head.number) {
-        // The head moved since the operation was checked: simulate it again on the state the bundle runs on.
+      if (head.number - p.validatedAt > params.revalidateAfterBlocks) {
+        // Checked on a head too old: simulate it again, with every rule, on the state the bundle runs on.
         try {
           current = await this.validate(p.operation, p.source);
         } catch (err) {
@@ -406,19 +448,24 @@ export class Bundler {
         }
       }
       const opGas = this.operationGas(current.operation);
-      if (gas + opGas > gasCap) continue;
+      const opBytes = operationBytes(current.operation);
+      if (gas + opGas > gasCap || bytes + opBytes > params.maxBundleBytes) continue;
       gas += opGas;
+      bytes += opBytes;
       senders.add(sender);
       chosen.push(current);
     }
-    if (chosen.length === 0) return;
+    if (chosen.length === 0) return false;
 
-    // handleOps, trimmed of any operation the EntryPoint refuses in the bundle (FailedOp names its index).
-    let estimate: bigint | undefined;
+    // handleOps, trimmed of any operation the EntryPoint refuses in the bundle (FailedOp names its
+    // index). Its gas: the operations' limits (what the EntryPoint may spend on them) and the
+    // call's own overhead; a call with exactly that gas on the head state checks it is enough.
     let data: Hex = '0x';
     let maxFeePerGas = 0n;
     let maxPriorityFeePerGas = 0n;
-    while (chosen.length > 0) {
+    let gasLimit = 0n;
+    for (;;) {
+      if (chosen.length === 0) return false;
       maxFeePerGas = chosen.reduce((m, p) => (p.operation.op.maxFeePerGas < m ? p.operation.op.maxFeePerGas : m), chosen[0]!.operation.op.maxFeePerGas);
       maxPriorityFeePerGas = chosen.reduce((m, p) => {
         const { maxFeePerGas: fee, maxPriorityFeePerGas: tip } = p.operation.op;
@@ -431,26 +478,31 @@ export class Bundler {
         chosen[0]!.operation.version === '0.6'
           ? encodeFunctionData({ abi: entryPoint06Abi, functionName: 'handleOps', args: [structs as never, beneficiary] })
           : encodeFunctionData({ abi: entryPoint07Abi, functionName: 'handleOps', args: [structs as never, beneficiary] });
-      const out = await chain.estimateGas(
-        { from: parseAddress(signer.address), to: parseAddress(entryPoint), data: Buffer.from(data.slice(2), 'hex'), maxFeePerGas, maxPriorityFeePerGas },
+      const limits = chosen.reduce((sum, p) => sum + this.operationGas(p.operation), 0n);
+      gasLimit = limits + limits / 10n + params.bundleOverheadGas;
+      if (gasLimit > BigInt(head.gasLimit)) gasLimit = BigInt(head.gasLimit);
+      const out = await chain.call(
+        {
+          from: parseAddress(signer.address),
+          to: parseAddress(entryPoint),
+          data: Buffer.from(data.slice(2), 'hex'),
+          gas: gasLimit,
+          maxFeePerGas,
+          maxPriorityFeePerGas,
+        },
         head.number,
       );
-      if (out.status === 'success') {
-        estimate = out.gas;
-        break;
-      }
+      if (out.status === 'success') break;
       const failedIndex = failedOpIndex(`0x${out.output.toString('hex')}`);
       if (failedIndex === undefined || failedIndex >= chosen.length) {
-        this.log.warn({ entryPoint, operations: chosen.length, error: out.error }, 'handleOps cannot be estimated; the bundle waits for the next block');
-        return;
+        this.log.warn({ entryPoint, operations: chosen.length, error: out.error }, 'handleOps fails on the head state; the bundle waits for the next block');
+        return false;
       }
       const [dropped] = chosen.splice(failedIndex, 1);
       this.pool.remove(dropped!.hash);
       this.counters.dropped += 1;
       this.log.info({ userOpHash: dropped!.hash, reason: describeFailure(`0x${out.output.toString('hex')}`) }, 'user operation dropped: refused in the bundle');
     }
-    if (estimate === undefined || chosen.length === 0) return;
-    const gasLimit = estimate + estimate / 10n > BigInt(head.gasLimit) ? BigInt(head.gasLimit) : estimate + estimate / 10n;
     const signed = await signer.signTransaction({
       type: 'eip1559',
       chainId: config.chainId,
@@ -463,23 +515,37 @@ export class Bundler {
     });
     try {
       const hash = await mempool.submit(Buffer.from(signed.slice(2), 'hex'));
-      this.inFlight.set(`0x${hash.toString('hex')}`, { entryPoint, operations: chosen.map((p) => p.hash) });
+      const parties = chosen.flatMap((p) => [p.operation.op.sender.toLowerCase(), ...(p.paymaster ? [p.paymaster.toLowerCase()] : [])]);
+      this.inFlight.set(`0x${hash.toString('hex')}`, { entryPoint, operations: chosen.map((p) => p.hash), parties });
       this.counters.bundles += 1;
       this.counters.bundledOperations += chosen.length;
       this.log.debug({ tx: `0x${hash.toString('hex')}`, entryPoint, operations: chosen.length, gas: gasLimit.toString() }, 'bundle sent');
+      return true;
     } catch (err) {
       this.log.warn({ err, entryPoint, operations: chosen.length }, 'the transaction pool refused the bundle');
+      return false;
     }
   }
 
-  /** An operation's gas in a bundle, at most: its limits (v0.6 reserves three times verification gas for a paymaster's postOp). */
+  /**
+   * The gas an operation may need in a bundle: its limits as the EntryPoint reserves them. v0.6
+   * spends up to verificationGasLimit on the account's validation (and again on the paymaster's) and
+   * then requires callGasLimit + verificationGasLimit (postOp's reserve) to be left (AA95).
+   */
   private operationGas(e: EntryPointOperation): bigint {
     if (e.version === '0.6') {
-      const mul = size(e.op.paymasterAndData ?? '0x') > 0 ? 3n : 1n;
+      const mul = size(e.op.paymasterAndData ?? '0x') > 0 ? 3n : 2n;
       return e.op.preVerificationGas + e.op.verificationGasLimit * mul + e.op.callGasLimit;
     }
     return e.op.preVerificationGas + e.op.verificationGasLimit + e.op.callGasLimit + (e.op.paymasterVerificationGasLimit ?? 0n) + (e.op.paymasterPostOpGasLimit ?? 0n);
   }
+}
+
+/** An operation's share of the bundle's calldata: its ABI encoding (a struct's words and its dynamic members). */
+function operationBytes(e: EntryPointOperation): number {
+  const word = (h: Hex | undefined) => Math.ceil(size(h ?? '0x') / 32) * 32 + 32;
+  const op = e.op as Record<string, unknown>;
+  return 11 * 32 + 32 + ['initCode', 'factoryData', 'callData', 'paymasterAndData', 'paymasterData', 'signature'].reduce((sum, k) => sum + (k in op ? word(op[k] as Hex) : 0), 0);
 }
 
 /** The index a FailedOp / FailedOpWithRevert revert names, or undefined for other data. */
