@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { encodeFunctionData, type Hex } from 'viem';
 import { NodeProcess } from '../test/support/node-process.js';
 import { compileContract, type CompiledContract } from '../test/support/solc.js';
-import { startHardhat, type HardhatPeer } from './support/hardhat-peer.js';
+import { startHardhat, type HardhatPeer } from '../test/support/hardhat.js';
 import { cpuSeconds } from './support/cpu.js';
 import { buildLoadGenerator, measureRequests, type LoadResult } from './support/load.js';
 import { startHttpFloor } from './support/http-floor.js';

@@ -1,10 +1,11 @@
-// Hardhat 2's node (`hardhat node`) as the comparison peer: chain id 9000, automine on, request logging off.
+// Hardhat 2's node (`hardhat node`): the benchmarks' comparison peer (chain id 9000) and the bridge
+// tests' external chain (its own chain id, blocks mined on demand); automine on, request logging off.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '../../test/support/repo.js';
+import { repoRoot } from './repo.js';
 
 const require = createRequire(import.meta.url);
 
@@ -15,12 +16,12 @@ export interface HardhatPeer {
   stop(): Promise<void>;
 }
 
-/** Start `hardhat node` on a free port from a throwaway config; resolves once it listens. */
-export async function startHardhat(): Promise<HardhatPeer> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-hardhat-'));
+/** Start `hardhat node` on a free port from a throwaway config (chain id 9000 unless given); resolves once it listens. */
+export async function startHardhat(options: { chainId?: number } = {}): Promise<HardhatPeer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-hardhat-'));
   const config = path.join(dir, 'hardhat.config.cjs');
   // Per-request console logging would slow Hardhat down for reasons no user of it has, so it is off.
-  writeFileSync(config, 'module.exports = { networks: { hardhat: { chainId: 9000, loggingEnabled: false } } };\n');
+  writeFileSync(config, `module.exports = { networks: { hardhat: { chainId: ${options.chainId ?? 9000}, loggingEnabled: false } } };\n`);
   const pkg = require.resolve('hardhat/package.json', { paths: [repoRoot()] });
   const version = (require(pkg) as { version: string }).version;
   const cli = path.join(path.dirname(pkg), 'internal', 'cli', 'cli.js');
