@@ -18,6 +18,7 @@ import path from 'node:path';
 import { encodeFunctionData, keccak256, type Hex as ViemHex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { faucetAccount } from '../src/chain/genesis.js';
+import { bundlerAccount } from '../src/chain/dev-accounts.js';
 import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
 import {
@@ -112,6 +113,7 @@ describe('random compute operations through blocks keep the supply and split eve
       system.computeAddress,
       chainParams.multicall3Address,
       faucetAccount().address,
+      bundlerAccount().address,
       ...minerWallets,
     ];
     const balanceOf = (a: string, height: number): bigint => chain.getAccount(buf(a), height).balance;

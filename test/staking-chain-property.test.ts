@@ -11,6 +11,7 @@ import path from 'node:path';
 import { encodeFunctionData, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { faucetAccount } from '../src/chain/genesis.js';
+import { bundlerAccount } from '../src/chain/dev-accounts.js';
 import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
 import { CHAIN_ID, chain as chainParams, staking as defaultStaking, system, type StakingParams } from '../src/params.js';
@@ -60,6 +61,7 @@ describe('random staking operations through blocks keep every invariant', () => 
       system.computeAddress as Hex,
       chainParams.multicall3Address as Hex,
       faucetAccount().address as Hex,
+      bundlerAccount().address as Hex,
     ];
     const nonces = new Map<string, number>();
     const { chain, app } = node.services;

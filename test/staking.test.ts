@@ -319,6 +319,8 @@ describe('supply', () => {
       chainParams.multicall3Address as Hex,
       // the faucet account (index 100 of the dev mnemonic)
       (await import('../src/chain/genesis.js')).faucetAccount().address as Hex,
+      // the bundler account (index 101)
+      (await import('../src/chain/dev-accounts.js')).bundlerAccount().address as Hex,
     ];
     let sum = 0n;
     for (const a of addresses) sum += await client.getBalance({ address: a });

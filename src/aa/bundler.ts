@@ -288,7 +288,7 @@ export class Bundler {
     try {
       execution = await simulateExecution(chain, trialOf(1n));
     } catch (err) {
-      if (!(err instanceof UserOperationRejectedError && /AA21|AA31/.test(err.message))) throw err;
+      if (!(err instanceof UserOperationRejectedError && (err.entryPointCode === 'AA21' || err.entryPointCode === 'AA31'))) throw err;
       execution = await simulateExecution(chain, trialOf(0n));
       prefundAllowance = params.prefundPaymentGas;
     }

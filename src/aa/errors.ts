@@ -19,6 +19,8 @@ export class BundlerError extends SvcError {
 /** An ERC-7769 refusal of a user operation (validation, rules, time range, reputation). */
 export class UserOperationRejectedError extends BundlerError {
   override name = 'UserOperationRejectedError';
+  /** The EntryPoint's code ("AA21", …) when the EntryPoint refused the operation with a FailedOp. */
+  entryPointCode: string | undefined;
 }
 
 /** -32602: a user operation whose members are missing or malformed (ERC-7769: invalid fields). */

@@ -109,13 +109,16 @@ export function throwIfFailedOp(data: Hex, context: string): void {
   } catch {
     return;
   }
-  if (decoded.errorName === 'FailedOp') {
+  if (decoded.errorName === 'FailedOp' || decoded.errorName === 'FailedOpWithRevert') {
     const reason = decoded.args[1];
-    throw new UserOperationRejectedError(failedOpCode(reason), `${context}: ${reason}`, { reason });
-  }
-  if (decoded.errorName === 'FailedOpWithRevert') {
-    const [, reason, inner] = decoded.args;
-    throw new UserOperationRejectedError(failedOpCode(reason), `${context}: ${reason}${innerReason(inner)}`, { reason, revertData: inner });
+    const inner = decoded.errorName === 'FailedOpWithRevert' ? decoded.args[2] : undefined;
+    const err = new UserOperationRejectedError(
+      failedOpCode(reason),
+      `${context}: ${reason}${inner === undefined ? '' : innerReason(inner)}`,
+      inner === undefined ? { reason } : { reason, revertData: inner },
+    );
+    err.entryPointCode = /^AA\d\d/.exec(reason)?.[0];
+    throw err;
   }
   throw new UserOperationRejectedError(rpcErrorCode.userOperationRejected, `${context}: reverted: ${decoded.args[0]}`);
 }

@@ -17,6 +17,8 @@ const HEX = /^0x[0-9a-f]*$/;
 const isHex = (v: unknown, bytes?: number): boolean => typeof v === 'string' && HEX.test(v) && (bytes === undefined || v.length === 2 + 2 * bytes);
 const isInt = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isBig = (v: unknown): boolean => typeof v === 'bigint' && v >= 0n;
+/** A cosine in parts per million: -1,000,000..1,000,000 (a different model's output may point away from the honest one). */
+const isCosinePpm = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= -1_000_000 && v <= 1_000_000;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Field checks of each kind: field -> test. */
@@ -54,7 +56,7 @@ const SHAPES: Record<Kind, Record<string, (v: unknown) => boolean>> = {
   verdict: {
     proofId: (v) => isHex(v, 32),
     passed: (v) => typeof v === 'boolean',
-    result: (v) => isObject(v) && isInt(v.cosinePpm) && isInt(v.maxAbsDiff) && typeof v.hashMatches === 'boolean' && Object.keys(v).length === 3,
+    result: (v) => isObject(v) && isCosinePpm(v.cosinePpm) && isInt(v.maxAbsDiff) && typeof v.hashMatches === 'boolean' && Object.keys(v).length === 3,
   },
 };
 
