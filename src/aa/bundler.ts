@@ -24,6 +24,7 @@ import { entryPointNonce, simulateExecution, simulateValidation, throwIfFailedOp
 import {
   entryPointStruct,
   factoryOf,
+  operationBytes,
   operationHash,
   paymasterOf,
   SUPPORTED_ENTRY_POINTS,
@@ -67,8 +68,8 @@ function senderCreatorOf(entryPoint: Address): Address {
   return getContractAddress({ from: entryPoint, nonce: 1n });
 }
 
-/** A value large enough to price every gas member's bytes as non-zero when estimating preVerificationGas. */
-const GAS_FIELD_PLACEHOLDER = 0xffff_ffff_ffffn;
+/** Six non-zero bytes: every gas member is priced at this size when preVerificationGas is estimated, so the values sent later need no more. */
+const PRICED_GAS_VALUE = 0xffff_ffff_ffffn;
 
 /**
  * ERC-4337's preVerificationGas as the reference bundler computes it: the calldata cost of the
@@ -308,22 +309,22 @@ export class Bundler {
       }
     }
     const validation = execution.preOpGas + prefundAllowance; // preVerificationGas was 0 in the trial
-    const placeholders = {
-      callGasLimit: GAS_FIELD_PLACEHOLDER,
-      verificationGasLimit: GAS_FIELD_PLACEHOLDER,
-      preVerificationGas: GAS_FIELD_PLACEHOLDER,
-      maxFeePerGas: GAS_FIELD_PLACEHOLDER,
-      maxPriorityFeePerGas: GAS_FIELD_PLACEHOLDER,
+    const pricedGas = {
+      callGasLimit: PRICED_GAS_VALUE,
+      verificationGasLimit: PRICED_GAS_VALUE,
+      preVerificationGas: PRICED_GAS_VALUE,
+      maxFeePerGas: PRICED_GAS_VALUE,
+      maxPriorityFeePerGas: PRICED_GAS_VALUE,
     };
     const pvgBase: EntryPointOperation =
       e.version === '0.6'
-        ? { ...e, op: { ...e.op, ...placeholders } }
+        ? { ...e, op: { ...e.op, ...pricedGas } }
         : {
             ...e,
             op: {
               ...e.op,
-              ...placeholders,
-              ...(e.op.paymaster ? { paymasterVerificationGasLimit: GAS_FIELD_PLACEHOLDER, paymasterPostOpGasLimit: GAS_FIELD_PLACEHOLDER } : {}),
+              ...pricedGas,
+              ...(e.op.paymaster ? { paymasterVerificationGasLimit: PRICED_GAS_VALUE, paymasterPostOpGasLimit: PRICED_GAS_VALUE } : {}),
             },
           };
     const estimate: GasEstimate = {
@@ -392,7 +393,7 @@ export class Bundler {
     }
     // Operations past their time, or no longer valid at their nonce, leave the pool.
     const now = BigInt(produced.head.timestamp);
-    for (const p of this.pool.ordered()) if (p.validUntil <= now && this.pool.remove(p.hash)) this.counters.dropped += 1;
+    for (const p of [...this.pool.all()]) if (p.validUntil <= now && this.pool.remove(p.hash)) this.counters.dropped += 1;
     if (this.pool.size > 0) this.schedule();
   }
 
@@ -448,7 +449,8 @@ export class Bundler {
         }
       }
       const opGas = this.operationGas(current.operation);
-      const opBytes = operationBytes(current.operation);
+      // The struct, and its offset word in handleOps' array.
+      const opBytes = operationBytes(current.operation) + 32;
       if (gas + opGas > gasCap || bytes + opBytes > params.maxBundleBytes) continue;
       gas += opGas;
       bytes += opBytes;
@@ -539,13 +541,6 @@ export class Bundler {
     }
     return e.op.preVerificationGas + e.op.verificationGasLimit + e.op.callGasLimit + (e.op.paymasterVerificationGasLimit ?? 0n) + (e.op.paymasterPostOpGasLimit ?? 0n);
   }
-}
-
-/** An operation's share of the bundle's calldata: its ABI encoding (a struct's words and its dynamic members). */
-function operationBytes(e: EntryPointOperation): number {
-  const word = (h: Hex | undefined) => Math.ceil(size(h ?? '0x') / 32) * 32 + 32;
-  const op = e.op as Record<string, unknown>;
-  return 11 * 32 + 32 + ['initCode', 'factoryData', 'callData', 'paymasterAndData', 'paymasterData', 'signature'].reduce((sum, k) => sum + (k in op ? word(op[k] as Hex) : 0), 0);
 }
 
 /** The index a FailedOp / FailedOpWithRevert revert names, or undefined for other data. */

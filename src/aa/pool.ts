@@ -44,6 +44,11 @@ export class UserOperationPool {
     return this.byHash.get(hash.toLowerCase());
   }
 
+  /** Every pooled operation, in no particular order. */
+  all(): IterableIterator<PooledOperation> {
+    return this.byHash.values();
+  }
+
   /** Every pooled operation, best first: highest priority fee, then earliest. */
   ordered(): PooledOperation[] {
     return [...this.byHash.values()].sort((a, b) => {

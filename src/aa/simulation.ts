@@ -144,7 +144,7 @@ async function traced(chain: Chain, e: EntryPointOperation, data: Hex): Promise<
 /**
  * simulateValidation of `e` on the head state. Returns the facts when the EntryPoint accepted the
  * operation (a failed signature or an out-of-range time is reported in the facts, not thrown, so
- * that estimation can run with a stub signature); throws the ERC-7769 error when it refused.
+ * that estimation can run with a well-formed signature that does not verify yet); throws the ERC-7769 error when it refused.
  */
 export async function simulateValidation(chain: Chain, e: EntryPointOperation): Promise<ValidationFacts> {
   const struct = entryPointStruct(e);

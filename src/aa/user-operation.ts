@@ -155,7 +155,7 @@ export function parseOperation(value: unknown, entryPoint: unknown, mode: ParseM
     version === '0.6'
       ? { version, entryPoint: getAddress(entryPoint), op: parseUserOperationV06(value, mode) }
       : { version, entryPoint: getAddress(entryPoint), op: parseUserOperationV07(value, mode) };
-  const bytes = encodedSize(parsed);
+  const bytes = operationBytes(parsed);
   if (bytes > bundlerParams.maxOperationBytes) {
     throw invalid(`invalid user operation: ${bytes} bytes encoded, above the limit of ${bundlerParams.maxOperationBytes}`);
   }
@@ -191,8 +191,8 @@ export function entryPointStruct(e: EntryPointOperation): Record<string, unknown
   return e.version === '0.6' ? { ...e.op } : { ...toPackedUserOperation(e.op) };
 }
 
-/** The ABI-encoded size of the operation's struct, roughly (its dynamic members padded to words). */
-function encodedSize(e: EntryPointOperation): number {
+/** The ABI-encoded size of the operation's struct: its eleven head words and each dynamic member padded to words with its length word. */
+export function operationBytes(e: EntryPointOperation): number {
   const word = (n: number) => Math.ceil(n / 32) * 32 + 32;
   const dynamic = e.version === '0.6'
     ? [e.op.initCode ?? '0x', e.op.callData, e.op.paymasterAndData ?? '0x', e.op.signature]
