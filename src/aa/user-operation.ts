@@ -122,7 +122,7 @@ export function parseUserOperationV07(value: unknown, mode: ParseMode): UserOper
     maxPriorityFeePerGas: quantity(raw, 'maxPriorityFeePerGas', MAX_UINT128, gas) ?? 0n,
     signature: data(raw, 'signature')!,
   };
-  if (factory && !(factory.toLowerCase() === '0x7702' + '0'.repeat(36))) {
+  if (factory) {
     op.factory = factory;
     op.factoryData = factoryData ?? '0x';
   } else if (factoryData !== undefined && factoryData !== '0x') {
