@@ -1,5 +1,6 @@
 // Node configuration, as resolved from flags and SVC_* environment variables by the CLI.
 import type { FaucetKey } from './chain/faucet-key.js';
+import type { GenesisBridge } from './chain/genesis.js';
 import type { ComputeModeSetting, NetworkName } from './params.js';
 
 export interface NodeConfig {
@@ -46,6 +47,19 @@ export interface NodeConfig {
   faucetKey?: FaucetKey;
   /** The key the ERC-4337 bundler signs handleOps bundles with (--bundler-key-file or SVC_BUNDLER_PRIVATE_KEY); devnet defaults to its dev bundler account. Never printed. */
   bundlerKey?: FaucetKey;
+  /** The bridge's external chain, watched for deposits and releases (--bridge-rpc). */
+  bridgeRpc?: string;
+  /** SvcBridge's address on the external chain (lowercase): devnet puts it in its built-in genesis; elsewhere it must be the genesis's. */
+  bridgeContract?: string;
+  /** devnet: confirmations and the contract's deployment block for the built-in genesis's bridge. */
+  bridgeConfirmations?: number;
+  bridgeFromBlock?: number;
+  /** This validator's operator key, which attests bridge deposits and signs withdrawals (--bridge-key-file or SVC_BRIDGE_PRIVATE_KEY); devnet defaults to dev account 0. Never printed. */
+  bridgeKey?: FaucetKey;
+  /** Whether the node relays ready withdrawals to the external contract (default true). */
+  bridgeRelay?: boolean;
+  /** devnet: the bridge startNode put in the built-in genesis (from the flags and the external chain's id). */
+  devnetBridge?: GenesisBridge;
   /** Testnet faucet address funded by the built-in genesis, for nodes that do not hold its key (default: the key's address). */
   faucetAddress?: string;
   /** Compute mode (spec: pow by default; auto = inference when a supported model loads, else pow). */

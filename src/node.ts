@@ -38,6 +38,8 @@ import { toAddress } from './modules/kernel/module.js';
 import { createRpcContext } from './rpc/context.js';
 import { Bundler } from './aa/bundler.js';
 import { registerBundlerMetrics } from './aa/metrics.js';
+import { BridgeAgent } from './bridge/agent.js';
+import { devnetBridgeGenesis, refuseOtherBridge, bridgeOperatorKey } from './bridge/node-config.js';
 import { startRpcServer } from './rpc/server.js';
 import { startExplorer, type RunningExplorer } from './explorer/index.js';
 import { attachLiveFeed } from './explorer/live/feed.js';
@@ -85,6 +87,10 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
   if (!isLogLevel(config.logLevel)) throw new Error(`unknown log level "${config.logLevel}"`);
   const log = options.log ?? createLogger(config.logLevel);
   const comet = config.consensus === 'cometbft' ? readCometGenesis(config.cometbftHome!) : undefined;
+  // devnet: --bridge-contract puts a bridge in the built-in genesis, with the chain id --bridge-rpc answers.
+  if (config.network === 'devnet' && !config.genesisFile && config.bridgeContract !== undefined && !config.devnetBridge) {
+    config = { ...config, devnetBridge: await devnetBridgeGenesis(config) };
+  }
   const networkGenesis = comet && !config.genesisFile ? cometAppGenesis(comet, config.chainId) : resolveNetworkGenesis(config);
   const genesis = networkGenesis.spec;
   let coinbase = resolveCoinbase(config);
@@ -166,12 +172,26 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     const submitPool = cometDriver ? new GossipPool(mempool, cometDriver.client, log.child({ module: 'gossip' })) : mempool;
     const bundler = new Bundler({ config, chain, mempool: submitPool, events, log, coinbase });
     registerBundlerMetrics(metrics.registry, bundler);
+    refuseOtherBridge(config, app.bridge.config);
+    const bridgeKey = bridgeOperatorKey(config, coinbase);
+    const bridge = new BridgeAgent({
+      app,
+      chain,
+      mempool: submitPool,
+      events,
+      log,
+      chainId: config.chainId,
+      ...(config.bridgeRpc ? { rpcUrl: config.bridgeRpc } : {}),
+      ...(bridgeKey ? { privateKey: bridgeKey } : {}),
+      relay: config.bridgeRelay !== false,
+    });
     const services: NodeServices = {
       compute,
       config,
       chain,
       mempool: submitPool,
       bundler,
+      bridge,
       app,
       events,
       log,
@@ -198,6 +218,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     } catch (err) {
       for (const s of started.reverse()) await s.close().catch(() => undefined);
       bundler.close();
+      bridge.close();
       await compute.stop();
       throw err;
     }
@@ -216,6 +237,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     try {
       await driver.start();
       if (network instanceof CometNetworkView) network.start();
+      bridge.start();
     } catch (err) {
       for (const s of started.reverse()) await s.close().catch(() => undefined);
       await compute.stop();
@@ -246,6 +268,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
         stopping ??= (async () => {
           try {
             bundler.close();
+            bridge.close();
             await compute.stop();
             await ws.close();
             // The feed is attached to the explorer's HTTP server: it goes first.

@@ -330,10 +330,32 @@ export const system = {
   computeAddress: '0x0000000000000000000000000000000000001002',
   /** The governance module: proposals, their deposits (held here until returned or burned) and votes; it spends the treasury. */
   governanceAddress: '0x0000000000000000000000000000000000001003',
+  /** The bridge module: deposits attested and minted, withdrawals burned and signed (docs/bridge.md); it holds nothing between blocks. */
+  bridgeAddress: '0x0000000000000000000000000000000000001004',
   /** Code placed at module addresses: 0xfe (INVALID), so contracts cannot call or pay them by mistake. */
   moduleCode: Buffer.from([0xfe]),
   /** The built-in genesis validator (devnet: dev account 0, testnet: --validator-address) with 1,000 tokens of its own. */
   devGenesisValidator: { moniker: 'genesis', selfStake: 1_000n * 10n ** 18n, commissionBps: 1_000, maxCommissionBps: 2_000, maxChangeBpsPerDay: 100 },
+} as const;
+
+/** The bridge to one external EVM chain (docs/bridge.md): the module's costs and limits, the node's watcher and relayer. */
+export const bridge = {
+  /** Gas each module call costs beyond its intrinsic gas (an attestation is a few record writes; a signature check is an ecrecover). */
+  gas: { attestDeposit: 40_000, attestRelease: 30_000, withdraw: 50_000, signWithdrawal: 60_000, signValset: 60_000, attestValset: 30_000, transferWrapped: 30_000, view: 2_000 },
+  /** A decision needs attesting (or signing) power above 2/3: attested * 3 > total * 2. As basis points for svc_getBridgeStatus: the least whole number above 6,666.67. */
+  thresholdBps: 6_667,
+  /** A new bridged set is recorded at an epoch start when membership changed or powers moved by more than this share of the current set's total (sum of |new - old| per validator, basis points). */
+  valsetChangeBps: 500,
+  /** SvcBridge's MAX_VALIDATORS: a larger active set is bridged by its largest stakes. */
+  maxValidators: 128,
+  /** Deposits may be attested this far beyond the lowest deposit nonce not yet minted (a bound on the records a validator can make). */
+  maxNonceAhead: 10_000,
+  /** Default confirmations of the external chain before a deposit is attested (the genesis may set its own). */
+  defaultConfirmations: 12,
+  /** How often the node reads the external chain, milliseconds. */
+  pollIntervalMs: 2_000,
+  /** Gas of an attestation or signature transaction the node sends (each costs less: the rest is refunded as unused). */
+  txGasLimit: 200_000n,
 } as const;
 
 /** The devnet and testnet faucet (svc_requestFaucet); mainnet has none. */

@@ -12,6 +12,7 @@ import type { Mempool } from './chain/pool.js';
 import type { BlockProduction } from './consensus/production.js';
 import type { NetworkView } from './consensus/network.js';
 import type { Bundler } from './aa/bundler.js';
+import type { BridgeAgent } from './bridge/agent.js';
 
 /** Everything a serving layer needs from a running node. */
 export interface NodeServices {
@@ -33,6 +34,8 @@ export interface NodeServices {
   production: BlockProduction;
   /** The ERC-4337 bundler: user-operation pool, validation and the node's handleOps bundles. */
   bundler: Bundler;
+  /** The bridge: this validator's watcher of the external chain, attestations, signatures and relays. */
+  bridge: BridgeAgent;
   /** Peers and sync state: none and in step for a solo node, CometBFT's for a network validator. */
   network: NetworkView;
 }

@@ -9,6 +9,7 @@ import { StakingModule } from '../modules/staking/module.js';
 import { epochOfHeight, epochStartHeight } from '../modules/staking/epoch.js';
 import { GovernanceModule } from '../modules/governance/module.js';
 import { LiveParams } from '../modules/governance/live-params.js';
+import { BridgeModule, type BridgeGenesis } from '../modules/bridge/module.js';
 import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/module.js';
 import { announceComputeMode } from '../modules/compute/announce.js';
 import type { ComputeMode } from '../modules/compute/types.js';
@@ -117,6 +118,8 @@ export interface AppGenesis {
   chainId: number;
   /** The genesis block's gas limit (default params.chain.blockGasLimit); governance may change it. */
   gasLimit?: number;
+  /** The bridge's external chain and the set its contract was deployed with; none: the bridge is inactive. */
+  bridge?: BridgeGenesis;
 }
 
 /** The app's genesis facts from a network genesis. */
@@ -127,6 +130,18 @@ export function appGenesis(genesis: NetworkGenesis): AppGenesis {
     supply: genesis.spec.alloc.reduce((sum, a) => sum + a.balance, 0n),
     chainId: genesis.spec.chainId,
     gasLimit: Number(genesis.spec.gasLimit),
+    ...(genesis.bridge ? { bridge: bridgeGenesis(genesis) } : {}),
+  };
+}
+
+/** The bridge's genesis: the external chain, and the genesis validators (ascending, powers their self stakes) as the contract's first set. */
+function bridgeGenesis(genesis: NetworkGenesis): BridgeGenesis {
+  const b = genesis.bridge!;
+  const set = [...genesis.validators].map((v) => ({ address: toAddress(v.operator), power: v.selfStake })).sort((x, y) => (x.address < y.address ? -1 : 1));
+  return {
+    config: { chainId: b.chainId, contract: b.contract.toLowerCase() as `0x${string}`, confirmations: b.confirmations, fromBlock: b.fromBlock },
+    valset: { nonce: 0, validators: set.map((v) => v.address), powers: set.map((v) => v.power) },
+    svcChainId: genesis.spec.chainId,
   };
 }
 
@@ -134,6 +149,7 @@ export class ChainApp {
   readonly staking: StakingModule;
   readonly compute: ComputeModule;
   readonly governance: GovernanceModule;
+  readonly bridge: BridgeModule;
   /** The parameters every rule reads, as governance left them at the head. */
   readonly live: LiveParams;
   /** Every system module, by address; block hooks run in the registry's order. */
@@ -183,14 +199,21 @@ export class ChainApp {
       },
       compute,
     );
+    const bridge = new BridgeModule(chain, genesis.bridge ?? null, genesis.chainId);
+    bridge.setKeepers({ bonded: () => staking.state.validators().filter((v) => v.status === 'active').map((v) => ({ address: v.address, tokens: v.tokens })) });
     this.staking = staking;
     this.compute = compute;
     this.governance = governance;
+    this.bridge = bridge;
     // Governance opens the block (parameter changes due from its epoch apply before any rule reads
     // them); compute then opens it (spot-check draws, task assignment, the queues it takes), then
     // staking orders the penalties it found; staking's end decides the reward that compute's end pays
-    // miners; governance ends the block (tallies, execution, treasury spends from what the block paid in).
-    this.modules = new ModuleRegistry([staking, compute, governance], { begin: ['governance', 'compute', 'staking'], end: ['staking', 'compute', 'governance'] });
+    // miners; the bridge decides what the block attested by the stake staking left; governance ends
+    // the block (tallies, execution, treasury spends from what the block paid in).
+    this.modules = new ModuleRegistry([staking, compute, governance, bridge], {
+      begin: ['governance', 'compute', 'staking', 'bridge'],
+      end: ['staking', 'compute', 'bridge', 'governance'],
+    });
     this.supplyBeforeHeadBurn = readSupply(chain, genesis.supply);
   }
 

@@ -11,6 +11,8 @@ import { SvcError } from '../errors.js';
 export const FAUCET_KEY_ENV = 'SVC_FAUCET_PRIVATE_KEY';
 /** The variable that may hold the bundler's key (the same rules as the faucet's; FaucetKey holds either). */
 export const BUNDLER_KEY_ENV = 'SVC_BUNDLER_PRIVATE_KEY';
+/** The environment variable that holds the bridge key (a validator's operator key) itself. */
+export const BRIDGE_KEY_ENV = 'SVC_BRIDGE_PRIVATE_KEY';
 
 const KEY_HEX = /^(0x)?[0-9a-fA-F]{64}$/;
 

@@ -39,7 +39,7 @@ import { readFileSync } from 'node:fs';
 import type { GenesisAccount, GenesisSpec } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
 import { resolveCoinbase } from './coinbase.js';
-import { CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
+import { bridge as bridgeParams, CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
 import { checksumAddress, parseAddress } from './address.js';
 import { bundlerAccount, devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';
 import { FaucetKeyError } from './faucet-key.js';
@@ -50,7 +50,7 @@ import { SvcError, type SvcErrorOptions } from '../errors.js';
 export { devAccounts, faucetAccount, type DevAccount } from './dev-accounts.js';
 
 /** The configuration a network's genesis is built from. */
-export type GenesisConfig = Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile' | 'validatorAddress' | 'faucetKey' | 'faucetAddress'>;
+export type GenesisConfig = Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile' | 'validatorAddress' | 'faucetKey' | 'faucetAddress' | 'devnetBridge'>;
 
 /** Raised for a genesis file that cannot be read or does not follow the format above. */
 export class GenesisFileError extends SvcError {
@@ -100,6 +100,7 @@ function systemAccounts(validators: readonly GenesisValidator[]): GenesisAccount
     { address: parseAddress(system.treasuryAddress), balance: 0n, code: system.moduleCode },
     { address: parseAddress(system.computeAddress), balance: 0n, code: system.moduleCode },
     { address: parseAddress(system.governanceAddress), balance: 0n, code: system.moduleCode },
+    { address: parseAddress(system.bridgeAddress), balance: 0n, code: system.moduleCode },
   ];
 }
 
@@ -212,6 +213,16 @@ function readGenesisJson(file: string): unknown {
 export interface NetworkGenesis {
   spec: GenesisSpec;
   validators: GenesisValidator[];
+  /** The external chain the bridge module connects to (docs/bridge.md); none: the bridge is inactive. */
+  bridge?: GenesisBridge;
+}
+
+/** A genesis's "bridge": the external chain, SvcBridge's address there, confirmations, its deployment block. */
+export interface GenesisBridge {
+  chainId: number;
+  contract: `0x${string}`;
+  confirmations: number;
+  fromBlock: number;
 }
 
 /** Validate a parsed genesis document; `source` names it in error messages. */
@@ -225,7 +236,7 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
     throw new GenesisFileError(source, reason);
   };
   if (!isObject(json)) return fail('expected a JSON object');
-  const known = new Set(['chainId', 'timestamp', 'gasLimit', 'baseFeePerGas', 'coinbase', 'extraData', 'alloc', 'validators']);
+  const known = new Set(['chainId', 'timestamp', 'gasLimit', 'baseFeePerGas', 'coinbase', 'extraData', 'alloc', 'validators', 'bridge']);
   for (const key of Object.keys(json)) if (!known.has(key)) fail(`unknown field "${key}"`);
 
   const chainId = quantity(json.chainId, 'chainId', fail, true);
@@ -251,11 +262,13 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
     alloc.push(allocEntry(addr, entry, `alloc[${key}]`, fail));
   }
   if (!seen.has(parseAddress(chainParams.multicall3Address).toString('hex'))) alloc.push(multicall3Account());
-  for (const reserved of [system.stakingAddress, system.treasuryAddress, system.computeAddress, system.governanceAddress]) {
+  for (const reserved of [system.stakingAddress, system.treasuryAddress, system.computeAddress, system.governanceAddress, system.bridgeAddress]) {
     if (seen.has(reserved.slice(2))) fail(`alloc must not hold ${reserved}: it is a system module's address`);
   }
   const validators = json.validators === undefined ? [] : genesisValidators(json.validators, fail);
   alloc.push(...systemAccounts(validators));
+  const bridge = json.bridge === undefined ? undefined : genesisBridge(json.bridge, Number(chainId), fail);
+  if (bridge && validators.length === 0) fail('"bridge" needs "validators": the bridged set is the genesis validators');
 
   return {
     spec: {
@@ -268,6 +281,24 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
       alloc: sortAlloc(alloc),
     },
     validators,
+    ...(bridge ? { bridge } : {}),
+  };
+}
+
+function genesisBridge(value: unknown, svcChainId: number, fail: Fail): GenesisBridge {
+  if (!isObject(value)) return fail('"bridge" must be an object');
+  for (const key of Object.keys(value)) if (!['chainId', 'contract', 'confirmations', 'fromBlock'].includes(key)) fail(`bridge: unknown field "${key}"`);
+  const whole = (v: unknown, field: string, min: number): number => {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) fail(`bridge.${field} must be a whole number of at least ${min}`);
+    return v as number;
+  };
+  const chainId = whole(value.chainId, 'chainId', 1);
+  if (chainId === svcChainId) fail(`bridge.chainId is this chain's own id (${svcChainId}): the bridge connects to another chain`);
+  return {
+    chainId,
+    contract: `0x${address(value.contract, 'bridge.contract', fail).toString('hex')}`,
+    confirmations: value.confirmations === undefined ? bridgeParams.defaultConfirmations : whole(value.confirmations, 'confirmations', 1),
+    fromBlock: value.fromBlock === undefined ? 0 : whole(value.fromBlock, 'fromBlock', 0),
   };
 }
 
@@ -327,7 +358,7 @@ export function resolveNetworkGenesis(config: GenesisConfig): NetworkGenesis {
     );
   }
   if (config.network === 'testnet') return testnetGenesis(resolveCoinbase(config), faucetAddress);
-  return { spec: devGenesis(config.network), validators: devGenesisValidators() };
+  return { spec: devGenesis(config.network), validators: devGenesisValidators(), ...(config.devnetBridge ? { bridge: config.devnetBridge } : {}) };
 }
 
 /** A testnet or mainnet genesis file may not fund, or register as validator, an account whose key is public. */

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { NodeConfig } from '../config.js';
 import { parseAddress } from '../chain/address.js';
-import { BUNDLER_KEY_ENV, FAUCET_KEY_ENV, FaucetKey, FaucetKeyError, readFaucetKeyFile } from '../chain/faucet-key.js';
+import { BRIDGE_KEY_ENV, BUNDLER_KEY_ENV, FAUCET_KEY_ENV, FaucetKey, FaucetKeyError, readFaucetKeyFile } from '../chain/faucet-key.js';
 import { publicKeyRefusal } from '../chain/dev-accounts.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { TrustedProxies, TrustedProxyError } from '../net/client-ip.js';
-import { CHAIN_ID, chain as chainParams, http as httpParams, proofPrecheck, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
+import { bridge as bridgeParams, CHAIN_ID, chain as chainParams, http as httpParams, proofPrecheck, rpc as rpcParams, type ComputeModeSetting, type NetworkName } from '../params.js';
 import { SvcError } from '../errors.js';
 
 const NETWORKS: readonly NetworkName[] = ['devnet', 'testnet', 'mainnet'];
@@ -48,6 +48,12 @@ export interface StartFlags {
   validatorAddress?: string;
   faucetKeyFile?: string;
   bundlerKeyFile?: string;
+  bridgeRpc?: string;
+  bridgeContract?: string;
+  bridgeConfirmations?: number;
+  bridgeFromBlock?: number;
+  bridgeKeyFile?: string;
+  bridgeRelay?: boolean;
   faucetAddress?: string;
   computeMode: ComputeModeSetting;
   inferenceBackend: 'cpu' | 'cuda' | 'metal' | 'auto';
@@ -202,6 +208,38 @@ export function addStartOptions(cmd: Command): Command {
         .env('SVC_BUNDLER_KEY_FILE'),
     )
     .addOption(
+      new Option('--bridge-rpc <url>', "the bridge's external chain: its JSON-RPC URL, watched for the contract's deposits and releases (a validator attests them)")
+        .argParser(nonEmpty)
+        .env('SVC_BRIDGE_RPC'),
+    )
+    .addOption(
+      new Option(
+        '--bridge-contract <address>',
+        "SvcBridge's address on the external chain: devnet puts it in its built-in genesis (with the chain id --bridge-rpc answers); elsewhere it must be the genesis's",
+      )
+        .argParser(nonEmpty)
+        .env('SVC_BRIDGE_CONTRACT'),
+    )
+    .addOption(
+      new Option('--bridge-confirmations <n>', `devnet: external blocks a deposit must be deep before it is attested (default ${bridgeParams.defaultConfirmations}; elsewhere the genesis sets it)`)
+        .argParser(integerIn(1, 10_000))
+        .env('SVC_BRIDGE_CONFIRMATIONS'),
+    )
+    .addOption(
+      new Option('--bridge-from-block <n>', "devnet: the external block the contract was deployed in, where reading starts (default 0)")
+        .argParser(integerIn(0, Number.MAX_SAFE_INTEGER))
+        .env('SVC_BRIDGE_FROM_BLOCK'),
+    )
+    .addOption(
+      new Option(
+        '--bridge-key-file <file>',
+        `file holding this validator's operator key (hex), which attests deposits and signs withdrawals; or the key itself in ${BRIDGE_KEY_ENV}. devnet defaults to dev account 0, its genesis validator`,
+      )
+        .argParser(nonEmpty)
+        .env('SVC_BRIDGE_KEY_FILE'),
+    )
+    .addOption(new Option('--no-bridge-relay', 'do not send ready withdrawals to the external contract (anyone may relay them)'))
+    .addOption(
       new Option('--faucet-address <address>', 'testnet: faucet address the built-in genesis funds, on nodes without its key (default: the key\'s address)')
         .argParser(nonEmpty)
         .env('SVC_FAUCET_ADDRESS'),
@@ -318,11 +356,35 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
     if (refusal) throw new UsageError(refusal);
     config.bundlerKey = bundlerKey;
   }
+  const bridgeKey = resolveKey('bridge', BRIDGE_KEY_ENV, flags.bridgeKeyFile, env, cwd);
+  if (bridgeKey) {
+    const refusal = config.network === 'devnet' ? undefined : publicKeyRefusal("the bridge key's address", bridgeKey.addressBytes, config.network);
+    if (refusal) throw new UsageError(refusal);
+    config.bridgeKey = bridgeKey;
+  }
+  if (flags.bridgeRpc !== undefined) {
+    if (!/^https?:\/\/\S+$/.test(flags.bridgeRpc)) throw new UsageError('--bridge-rpc must be an http:// or https:// URL');
+    config.bridgeRpc = flags.bridgeRpc;
+  }
+  if (flags.bridgeContract !== undefined) {
+    try {
+      parseAddress(flags.bridgeContract);
+    } catch (err) {
+      throw new UsageError(`--bridge-contract: ${(err as Error).message}`);
+    }
+    config.bridgeContract = flags.bridgeContract.toLowerCase();
+  }
+  if (network !== 'devnet' && (flags.bridgeConfirmations !== undefined || flags.bridgeFromBlock !== undefined)) {
+    throw new UsageError('--bridge-confirmations and --bridge-from-block are for the devnet: elsewhere the genesis file sets them');
+  }
+  if (flags.bridgeConfirmations !== undefined) config.bridgeConfirmations = flags.bridgeConfirmations;
+  if (flags.bridgeFromBlock !== undefined) config.bridgeFromBlock = flags.bridgeFromBlock;
+  config.bridgeRelay = flags.bridgeRelay ?? true;
   return config;
 }
 
 /** An operator's key from --<role>-key-file (SVC_<ROLE>_KEY_FILE) or the variable holding the key itself; never both. */
-function resolveKey(role: 'faucet' | 'bundler', variable: string, file: string | undefined, env: NodeJS.ProcessEnv, cwd: string): FaucetKey | undefined {
+function resolveKey(role: 'faucet' | 'bundler' | 'bridge', variable: string, file: string | undefined, env: NodeJS.ProcessEnv, cwd: string): FaucetKey | undefined {
   const inline = env[variable];
   const hasInline = inline !== undefined && inline !== '';
   if (file !== undefined && hasInline) {

@@ -20,6 +20,7 @@ export const CATEGORIES = [
   'Leaderboard',
   'Compute',
   'Governance',
+  'Bridge',
   'Batch',
   'Authentication',
   'Watchlist',

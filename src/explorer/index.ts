@@ -17,6 +17,7 @@ import { computeRoutes } from './routes/compute.js';
 import { contractsRoutes } from './routes/contracts.js';
 import { gasOracleRoutes } from './routes/gas-oracle.js';
 import { governanceRoutes } from './routes/governance.js';
+import { bridgeRoutes } from './routes/bridge.js';
 import { healthRoutes } from './routes/health.js';
 import { leaderboardRoutes } from './routes/leaderboard.js';
 import { networkRoutes } from './routes/network.js';
@@ -40,6 +41,7 @@ export const PUBLIC_ROUTES: RouteModule[] = [
   leaderboardRoutes,
   computeRoutes,
   governanceRoutes,
+  bridgeRoutes,
   batchRoutes,
   healthRoutes,
   searchRoutes,

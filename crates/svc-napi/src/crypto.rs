@@ -46,3 +46,23 @@ pub fn ed25519_verify_batch(items: Vec<Ed25519Item>) -> AsyncTask<Ed25519BatchTa
         items: items.into_iter().map(|i| (i.public_key.to_vec(), i.message.to_vec(), i.signature.to_vec())).collect(),
     })
 }
+
+/// The address whose secp256k1 key signed the 32-byte `digest` with `signature` (65 bytes:
+/// r ‖ s ‖ v, v 27 or 28), as the EVM's ecrecover finds it but stricter: a high `s`, an `r` or `s`
+/// out of range, another `v` or another length gives null (so one signature has one encoding).
+#[napi]
+pub fn recover_signer(digest: Buffer, signature: Buffer) -> Option<Buffer> {
+    if digest.len() != 32 || signature.len() != 65 {
+        return None;
+    }
+    let parity = match signature[64] {
+        27 => false,
+        28 => true,
+        _ => return None,
+    };
+    let r = svc_primitives::U256::from_be_slice(&signature[..32]);
+    let s = svc_primitives::U256::from_be_slice(&signature[32..64]);
+    let sig = alloy_primitives::Signature::new(r, s, parity);
+    let hash = svc_primitives::B256::from_slice(&digest);
+    svc_primitives::tx::recover_signer(&sig, hash).ok().map(|a| a.as_slice().to_vec().into())
+}

@@ -8,6 +8,7 @@ import type { ProducedBlock } from '../../native/index.js';
 import { ws as wsParams } from '../../params.js';
 import { ValidatorWatch } from '../../modules/staking/changes.js';
 import { explorerProposalEventView } from '../handlers/governance.js';
+import { bridgeEventView } from '../../bridge/views.js';
 import { validatorView } from '../handlers/network.js';
 import { addressKey } from '../indexer/records.js';
 import type { ExplorerServices } from '../definition.js';
@@ -100,7 +101,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
   const sweep = setInterval(dropSlow, SLOW_SWEEP_MS);
   sweep.unref();
 
-  const publishBlock = (number: number, validatorChanges: Record<string, unknown>[], proposalEvents: Record<string, unknown>[]): void => {
+  const publishBlock = (number: number, validatorChanges: Record<string, unknown>[], proposalEvents: Record<string, unknown>[], bridgeEvents: Record<string, unknown>[]): void => {
     const { chain } = node;
     if (members('blocks:new_block') > 0) {
       const block = chain.getBlockSummary({ number });
@@ -151,6 +152,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     }
     for (const change of validatorChanges) publish('validators:changes', FIXED_ROOMS['validators:changes'], change);
     for (const event of proposalEvents) publish('governance:proposals', FIXED_ROOMS['governance:proposals'], event);
+    for (const event of bridgeEvents) publish('bridge:events', FIXED_ROOMS['bridge:events'], event);
     dropSlow();
   };
 
@@ -186,6 +188,13 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     } catch (err) {
       feedLog.error({ err, number }, 'live feed could not read governance events');
     }
+    // The bridge's mints, ready withdrawals and releases of the block, read the same way.
+    let bridgeEvents: Record<string, unknown>[] = [];
+    try {
+      if (members('bridge:events') > 0) bridgeEvents = node.app.bridge.lastBlockEvents.filter((e) => e.height === number).map(bridgeEventView);
+    } catch (err) {
+      feedLog.error({ err, number }, 'live feed could not read bridge events');
+    }
     queue = queue
       .then(async () => {
         if (closed) return;
@@ -195,7 +204,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
           feedLog.warn({ number, indexed: indexer.indexedHeight() }, 'live feed: block not indexed, not published');
           return;
         }
-        publishBlock(number, changes, proposalEvents);
+        publishBlock(number, changes, proposalEvents, bridgeEvents);
       })
       .catch((err: unknown) => feedLog.error({ err, number }, 'live feed could not publish a block'));
   };

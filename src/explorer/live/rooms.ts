@@ -7,6 +7,7 @@ export const FIXED_ROOMS = {
   'transactions:new_pending_transaction': 'new_pending_transaction',
   'validators:changes': 'validator_change',
   'governance:proposals': 'proposal_event',
+  'bridge:events': 'bridge_event',
 } as const;
 import { SvcError } from '../../errors.js';
 

@@ -851,4 +851,5 @@ module.exports.powSearchAll = nativeBinding.powSearchAll
 module.exports.powSearchPlain = nativeBinding.powSearchPlain
 module.exports.powSimd = nativeBinding.powSimd
 module.exports.precheckTransaction = nativeBinding.precheckTransaction
+module.exports.recoverSigner = nativeBinding.recoverSigner
 module.exports.version = nativeBinding.version

@@ -523,6 +523,13 @@ export interface ProducedBlock {
   timings: BlockTimings
 }
 
+/**
+ * The address whose secp256k1 key signed the 32-byte `digest` with `signature` (65 bytes:
+ * r ‖ s ‖ v, v 27 or 28), as the EVM's ecrecover finds it but stricter: a high `s`, an `r` or `s`
+ * out of range, another `v` or another length gives null (so one signature has one encoding).
+ */
+export declare function recoverSigner(digest: Buffer, signature: Buffer): Buffer | null
+
 export interface RejectedTx {
   hash: Buffer
   reason: string

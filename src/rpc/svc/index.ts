@@ -3,7 +3,8 @@ import type { MethodTable } from '../method.js';
 import { computeMethods } from './compute.js';
 import { faucetMethods } from './faucet.js';
 import { governanceMethods } from './governance.js';
+import { bridgeMethods } from './bridge.js';
 import { networkMethods } from './network.js';
 import { stakingMethods } from './staking.js';
 
-export const svcMethods: MethodTable = { ...stakingMethods, ...networkMethods, ...faucetMethods, ...computeMethods, ...governanceMethods };
+export const svcMethods: MethodTable = { ...stakingMethods, ...networkMethods, ...faucetMethods, ...computeMethods, ...governanceMethods, ...bridgeMethods };
