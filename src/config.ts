@@ -1,6 +1,6 @@
 // Node configuration, as resolved from flags and SVC_* environment variables by the CLI.
 import type { FaucetKey } from './chain/faucet-key.js';
-import type { GenesisBridge } from './chain/genesis.js';
+import type { BridgeConfig } from './modules/bridge/types.js';
 import type { ComputeModeSetting, NetworkName } from './params.js';
 
 export interface NodeConfig {
@@ -59,7 +59,7 @@ export interface NodeConfig {
   /** Whether the node relays ready withdrawals to the external contract (default true). */
   bridgeRelay?: boolean;
   /** devnet: the bridge startNode put in the built-in genesis (from the flags and the external chain's id). */
-  devnetBridge?: GenesisBridge;
+  devnetBridge?: BridgeConfig;
   /** Testnet faucet address funded by the built-in genesis, for nodes that do not hold its key (default: the key's address). */
   faucetAddress?: string;
   /** Compute mode (spec: pow by default; auto = inference when a supported model loads, else pow). */

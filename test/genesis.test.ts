@@ -45,6 +45,7 @@ const STAKING = Buffer.from(systemParams.stakingAddress.slice(2), 'hex');
 const TREASURY = Buffer.from(systemParams.treasuryAddress.slice(2), 'hex');
 const COMPUTE = Buffer.from(systemParams.computeAddress.slice(2), 'hex');
 const GOVERNANCE = Buffer.from(systemParams.governanceAddress.slice(2), 'hex');
+const BRIDGE = Buffer.from(systemParams.bridgeAddress.slice(2), 'hex');
 
 /** viem's Multicall3 creation bytecode, read from its sources (viem exports it from no entry point). */
 function viemMulticall3Bytecode(): string {
@@ -98,8 +99,11 @@ describe('built-in genesis of the devnet', () => {
 
   it('allocates the 10 dev accounts, Multicall3, the ERC-4337 contracts, the system modules, the faucet and the bundler, sorted by address', () => {
     const g = devGenesis('devnet');
-    // 10 dev accounts, Multicall3, 2 EntryPoints and 2 SimpleAccountFactories, 4 system modules, the faucet, the bundler.
-    assert.equal(g.alloc.length, 21);
+    // 10 dev accounts, Multicall3, 2 EntryPoints and 2 SimpleAccountFactories, 5 system modules, the faucet, the bundler.
+    assert.equal(g.alloc.length, 22);
+    const bridge = g.alloc.find((a) => a.address.equals(BRIDGE))!;
+    assert.equal(bridge.balance, 0n);
+    assert.deepEqual(bridge.code, Buffer.from([0xfe]));
     assert.equal(g.alloc.find((a) => a.address.equals(faucetAccount().addressBytes))!.balance, faucetParams.genesisBalance);
     assert.equal(g.alloc.find((a) => a.address.equals(bundlerAccount().addressBytes))!.balance, bundlerParams.genesisBalance);
     const staking = g.alloc.find((a) => a.address.equals(STAKING))!;
@@ -175,10 +179,10 @@ describe('built-in genesis of the testnet: no public key holds anything', () => 
     assert.equal(balanceOf(VALIDATOR), chainParams.testnetValidatorBalance);
     assert.equal(balanceOf(FAUCET), faucetParams.genesisBalance);
     assert.equal(balanceOf(systemParams.stakingAddress), systemParams.devGenesisValidator.selfStake);
-    // The validator, the faucet, Multicall3, the four ERC-4337 contracts and the four system modules.
-    assert.equal(spec.alloc.length, 11);
+    // The validator, the faucet, Multicall3, the four ERC-4337 contracts and the five system modules.
+    assert.equal(spec.alloc.length, 12);
     const { faucetAddress: _, ...withoutFaucet } = testnet;
-    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 10, 'no faucet address, no faucet account');
+    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 11, 'no faucet address, no faucet account');
   });
 
   it('is a function of the configuration: the same settings give the same genesis, other settings another', () => {
@@ -284,20 +288,21 @@ describe('mainnet genesis', () => {
       assert.equal(g.timestamp, 1767225600);
       assert.equal(g.gasLimit, chainParams.blockGasLimit);
       assert.equal(g.extraData.toString(), 'svc');
-      // The file's two accounts, Multicall3, and the staking, treasury, compute and governance accounts (empty: no validators given).
-      assert.equal(g.alloc.length, 7);
+      // The file's two accounts, Multicall3, and the staking, treasury, compute, governance and bridge accounts (empty: no validators given).
+      assert.equal(g.alloc.length, 8);
       assert.ok(g.alloc[0]!.address.equals(STAKING) && g.alloc[0]!.balance === 0n);
       assert.ok(g.alloc[1]!.address.equals(TREASURY));
       assert.ok(g.alloc[2]!.address.equals(COMPUTE) && g.alloc[2]!.balance === 0n);
       assert.ok(g.alloc[3]!.address.equals(GOVERNANCE) && g.alloc[3]!.balance === 0n);
-      assert.equal(g.alloc[4]!.balance, 10n ** 21n);
-      const second = g.alloc[5]!;
+      assert.ok(g.alloc[4]!.address.equals(BRIDGE) && g.alloc[4]!.balance === 0n);
+      assert.equal(g.alloc[5]!.balance, 10n ** 21n);
+      const second = g.alloc[6]!;
       assert.equal(second.balance, 16n);
       assert.equal(second.nonce, 1n);
       assert.equal(second.code!.toString('hex'), '6000');
       assert.equal(second.storage![0]!.slot.toString('hex'), '00'.repeat(31) + '01');
       assert.equal(second.storage![0]!.value.toString('hex'), '00'.repeat(31) + '2a');
-      assert.ok(g.alloc[6]!.address.equals(MULTICALL3));
+      assert.ok(g.alloc[7]!.address.equals(MULTICALL3));
       for (const account of devAccounts()) assert.ok(!g.alloc.some((a) => a.address.equals(account.addressBytes)));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -310,7 +315,7 @@ describe('mainnet genesis', () => {
       9001,
       'inline',
     );
-    const own = g.alloc.filter((a) => !a.address.equals(STAKING) && !a.address.equals(TREASURY) && !a.address.equals(COMPUTE) && !a.address.equals(GOVERNANCE));
+    const own = g.alloc.filter((a) => ![STAKING, TREASURY, COMPUTE, GOVERNANCE, BRIDGE].some((m) => a.address.equals(m)));
     assert.equal(own.length, 1);
     assert.equal(own[0]!.balance, 5n);
     assert.equal(own[0]!.initCode, undefined);
@@ -430,5 +435,29 @@ describe('genesis in a real chain database', () => {
     } finally {
       chain.close();
     }
+  });
+});
+
+describe('a genesis file\'s bridge', () => {
+  const validator = { operator: '0x3333333333333333333333333333333333333333', moniker: 'v', selfStake: '1000', commissionBps: 0, maxCommissionBps: 0, maxChangeBpsPerDay: 0 };
+  const parse = (bridge: unknown, validators: unknown[] = [validator]) =>
+    parseNetworkGenesis({ chainId: 9001, timestamp: 1, alloc: {}, validators, bridge }, 9001, 'inline');
+
+  it('reads the external chain, the contract, the confirmations and the deployment block', () => {
+    const g = parse({ chainId: 1, contract: '0x5FbDB2315678afecb367f032d93F642f64180aa3', confirmations: 64, fromBlock: 19_000_000 });
+    assert.deepEqual(g.bridge, { chainId: 1, contract: '0x5fbdb2315678afecb367f032d93f642f64180aa3', confirmations: 64, fromBlock: 19_000_000 });
+    assert.equal(parse({ chainId: 1, contract: '0x5FbDB2315678afecb367f032d93F642f64180aa3' }).bridge!.confirmations, 12, 'the default');
+    assert.equal(parse(undefined).bridge, undefined);
+  });
+
+  it('refuses a bridge to its own chain, without validators, with a bad contract, count or field', () => {
+    const contract = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    assert.throws(() => parse({ chainId: 9001, contract }), /bridge.chainId is this chain's own id/);
+    assert.throws(() => parse({ chainId: 1, contract }, []), /"bridge" needs "validators"/);
+    assert.throws(() => parse({ chainId: 1, contract: '0x12' }), /bridge.contract/);
+    assert.throws(() => parse({ chainId: 1, contract, confirmations: 0 }), /bridge.confirmations must be a whole number of at least 1/);
+    assert.throws(() => parse({ chainId: 1.5, contract }), /bridge.chainId must be a whole number/);
+    assert.throws(() => parse({ chainId: 1, contract, relayer: 'x' }), /bridge: unknown field "relayer"/);
+    assert.throws(() => parse('yes'), /"bridge" must be an object/);
   });
 });

@@ -44,7 +44,7 @@ export function refuseOtherBridge(config: Pick<NodeConfig, 'bridgeContract' | 'b
   if (config.bridgeRpc !== undefined && !chain) throw new BridgeConfigError('--bridge-rpc: this chain has no bridge in its genesis (devnet: add --bridge-contract)');
 }
 
-/** The key this node attests and signs with: --bridge-key-file / SVC_BRIDGE_PRIVATE_KEY, else on the devnet dev account 0 (its genesis validator). */
+/** The key this node attests and signs with: --bridge-key-file / SVC_BRIDGE_PRIVATE_KEY, else on the devnet the dev account that is its validator (dev account 0 solo; account i on a local CometBFT testnet). */
 export function bridgeOperatorKey(config: Pick<NodeConfig, 'network' | 'genesisFile' | 'bridgeKey'>, validator: Buffer): Hex | undefined {
   if (config.bridgeKey) {
     if (!config.bridgeKey.addressBytes.equals(validator)) {
@@ -52,9 +52,6 @@ export function bridgeOperatorKey(config: Pick<NodeConfig, 'network' | 'genesisF
     }
     return config.bridgeKey.privateKey();
   }
-  if (config.network === 'devnet' && !config.genesisFile) {
-    const dev = devAccounts()[0]!;
-    return dev.addressBytes.equals(validator) ? dev.privateKey : undefined;
-  }
+  if (config.network === 'devnet' && !config.genesisFile) return devAccounts().find((a) => a.addressBytes.equals(validator))?.privateKey;
   return undefined;
 }

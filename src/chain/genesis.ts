@@ -39,6 +39,7 @@ import { readFileSync } from 'node:fs';
 import type { GenesisAccount, GenesisSpec } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
 import { resolveCoinbase } from './coinbase.js';
+import type { BridgeConfig } from '../modules/bridge/types.js';
 import { bridge as bridgeParams, CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
 import { checksumAddress, parseAddress } from './address.js';
 import { bundlerAccount, devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';
@@ -217,13 +218,8 @@ export interface NetworkGenesis {
   bridge?: GenesisBridge;
 }
 
-/** A genesis's "bridge": the external chain, SvcBridge's address there, confirmations, its deployment block. */
-export interface GenesisBridge {
-  chainId: number;
-  contract: `0x${string}`;
-  confirmations: number;
-  fromBlock: number;
-}
+/** A genesis's "bridge": the external chain, SvcBridge's address there (lowercase), confirmations, its deployment block. */
+export type GenesisBridge = BridgeConfig;
 
 /** Validate a parsed genesis document; `source` names it in error messages. */
 export function parseGenesisJson(json: unknown, expectedChainId: number, source: string): GenesisSpec {

@@ -26,16 +26,32 @@ export function basePortFor(seed: number): number {
   return 20_000 + ((process.pid * 7 + seed * 31) % 120) * 100;
 }
 
-export async function startLocalNetwork(opts: { validators: number; blockTimeMs: number; basePort: number; extraArgs?: string[] }): Promise<LocalNetwork> {
+export async function startLocalNetwork(opts: {
+  validators: number;
+  blockTimeMs: number;
+  basePort: number;
+  extraArgs?: string[];
+  /** Flags of `testnet init` beyond the network's shape (a bridge). */
+  initArgs?: string[];
+  /** Flags for node i alone, after extraArgs. */
+  nodeArgs?: (index: number) => string[];
+}): Promise<LocalNetwork> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-testnet-'));
   const init = spawnSync(
     process.execPath,
-    [SVC_NODE, 'testnet', 'init', '--output', dir, '--validators', String(opts.validators), '--base-port', String(opts.basePort), '--block-time-ms', String(opts.blockTimeMs)],
+    [
+      SVC_NODE, 'testnet', 'init', '--output', dir, '--validators', String(opts.validators), '--base-port', String(opts.basePort), '--block-time-ms', String(opts.blockTimeMs),
+      ...(opts.initArgs ?? []),
+    ],
     { encoding: 'utf8' },
   );
   if (init.status !== 0) throw new Error(`testnet init failed (${init.status}): ${init.stderr}${init.stdout}`);
   const manifest = readManifest(dir);
-  const nodes = await Promise.all(manifest.nodes.map((n) => NodeProcess.start({ dataDir: path.join(dir, n.dataDir), extraArgs: nodeArgs(dir, n, opts.extraArgs), readyTimeoutMs: 120_000 })));
+  const nodes = await Promise.all(
+    manifest.nodes.map((n, i) =>
+      NodeProcess.start({ dataDir: path.join(dir, n.dataDir), extraArgs: nodeArgs(dir, n, [...(opts.extraArgs ?? []), ...(opts.nodeArgs?.(i) ?? [])]), readyTimeoutMs: 120_000 }),
+    ),
+  );
   return {
     dir,
     manifest,

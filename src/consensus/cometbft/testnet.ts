@@ -10,6 +10,7 @@ import { devAccounts, faucetAccount } from '../../chain/dev-accounts.js';
 import { CHAIN_ID, system } from '../../params.js';
 import { SvcError } from '../../errors.js';
 import { cometbftBinary, consensusAddress } from './home.js';
+import type { GenesisBridge } from '../../chain/genesis.js';
 
 export class TestnetError extends SvcError {
   override readonly name = 'TestnetError';
@@ -49,6 +50,8 @@ export interface TestnetInitOptions {
   blockTimeMs: number;
   /** Genesis time (unix ms); default now. */
   nowMs?: number;
+  /** A bridge to an external chain in the genesis (docs/bridge.md). */
+  bridge?: GenesisBridge;
   binary?: string;
 }
 
@@ -89,6 +92,7 @@ export function initTestnet(o: TestnetInitOptions): TestnetManifest {
       maxChangeBpsPerDay: g.maxChangeBpsPerDay,
       consensusKey: n.consensusKey,
     })),
+    ...(o.bridge ? { bridge: o.bridge } : {}),
   };
   const power = (g.selfStake / 10n ** 18n).toString();
   const genesis = {
