@@ -31,13 +31,13 @@ import {
 import { privateKeyToAccount, sign } from 'viem/accounts';
 import { io as connect, type Socket } from 'socket.io-client';
 import { svcBridgeAbi, svcBridgeBytecode } from '../src/bridge/contract.generated.js';
-import { BRIDGE_ABI } from '../src/modules/bridge/index.js';
+import { BRIDGE_ABI, type BridgeStatus } from '../src/modules/bridge/index.js';
 import { startNode, type RunningNode } from '../src/node.js';
 import { system } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { explorerClient } from './support/explorer-client.js';
 import { startHardhat, type HardhatPeer } from './support/hardhat.js';
-import { rpc } from './support/json-rpc.js';
+import { JsonRpcError, rpc, waitFor } from './support/json-rpc.js';
 import { devnetConfig } from './support/node-config.js';
 import { repoRoot } from './support/repo.js';
 import { compileContract } from './support/solc.js';
@@ -48,26 +48,14 @@ const CONFIRMATIONS = 2;
 const BRIDGE = system.bridgeAddress as Address;
 const GENESIS_STAKE = 1_000n * 10n ** 18n;
 
-interface Status {
-  active: boolean;
-  validatorCount: number;
-  threshold: number;
-  totalDeposits: number;
-  totalWithdrawals: number;
-  pendingDeposits: number;
-  pendingWithdrawals: number;
-  totalValueLocked: string;
-}
+type Status = BridgeStatus;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
+/** Waits until `probe` gives something other than undefined or false. */
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> =>
+  waitFor(what, async () => {
     const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+    return v === false ? undefined : v;
+  }, timeoutMs, 100);
 
 describe('the bridge between a devnet and an external chain', { timeout: 240_000 }, () => {
   let hardhat: HardhatPeer;
@@ -176,7 +164,12 @@ describe('the bridge between a devnet and an external chain', { timeout: 240_000
     s = await status();
     assert.equal(s.totalDeposits, 1);
     assert.equal(s.pendingDeposits, 0);
-    assert.equal(await rpc(node.rpcUrl, 'svc_getBridgeDeposit', [2]).catch((e: Error) => e.message).then(String), 'bridge deposit 2 not found');
+    await assert.rejects(rpc(node.rpcUrl, 'svc_getBridgeDeposit', [2]), (e: JsonRpcError) => e.code === -32001 && e.message === 'bridge deposit 2 not found');
+    for (const bad of [0, 'abc', -1, 2 ** 53, '0x']) {
+      await assert.rejects(rpc(node.rpcUrl, 'svc_getBridgeDeposit', [bad]), (e: JsonRpcError) => e.code === -32602, `nonce ${String(bad)}`);
+      await assert.rejects(rpc(node.rpcUrl, 'svc_getBridgeWithdrawal', [bad]), (e: JsonRpcError) => e.code === -32602, `id ${String(bad)}`);
+    }
+    await assert.rejects(rpc(node.rpcUrl, 'svc_getBridgeDeposit', []), (e: JsonRpcError) => e.code === -32602, 'the nonce is required');
     // The explorer and the live feed say the same.
     const view = await api.ok('/bridge');
     assert.equal(view.totalDeposits, 1);

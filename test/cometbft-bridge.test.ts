@@ -23,7 +23,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { svcBridgeAbi, svcBridgeBytecode } from '../src/bridge/contract.generated.js';
-import { BRIDGE_ABI } from '../src/modules/bridge/index.js';
+import { BRIDGE_ABI, type BridgeStatus } from '../src/modules/bridge/index.js';
 import { system } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { startHardhat, type HardhatPeer } from './support/hardhat.js';
@@ -37,15 +37,7 @@ const STAKE = 1_000n * 10n ** 18n;
 const ZERO = '0x0000000000000000000000000000000000000000' as const;
 const BRIDGE = system.bridgeAddress as Address;
 
-interface Status {
-  active: boolean;
-  validatorCount: number;
-  totalDeposits: number;
-  totalWithdrawals: number;
-  pendingDeposits: number;
-  pendingWithdrawals: number;
-  totalValueLocked: string;
-}
+type Status = BridgeStatus;
 
 describe('the bridge on a network of four CometBFT validators', { timeout: 300_000 }, () => {
   let hardhat: HardhatPeer;

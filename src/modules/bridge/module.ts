@@ -22,13 +22,12 @@ import { bridge as params, system } from '../../params.js';
 import {
   abiEvents,
   addressBuffer,
-  decodeModuleCall,
-  isOutcome,
   moduleLog,
   noChange,
-  reverter,
+  runDecided,
   type BlockContext,
   type BlockInfo,
+  type Decision,
   type HookResult,
   type ModuleCall,
   type ModuleOutcome,
@@ -138,7 +137,6 @@ export function signedPower(valset: BridgeValset, signers: readonly Address[]): 
   return valset.validators.reduce((sum, v, i) => (set.has(v) ? sum + valset.powers[i]! : sum), 0n);
 }
 
-type Decision = { ok: false; reason: string } | { ok: true; returnData: Buffer; logs: ModuleLog[]; apply: () => void };
 
 export class BridgeModule implements SystemModule {
   readonly name = 'bridge';
@@ -393,19 +391,8 @@ export class BridgeModule implements SystemModule {
   }
 
   private run(call: ModuleCall, ctx: BlockContext, apply: boolean): ModuleOutcome {
-    const revert = reverter(call);
-    const decoded = decodeModuleCall(this.name, BRIDGE_ABI, call);
-    if (isOutcome(decoded)) return decoded;
-    const name = decoded.functionName as keyof typeof params.gas;
-    const fn = BRIDGE_ABI.find((f) => f.type === 'function' && f.name === name) as { stateMutability: string };
-    const cost = fn.stateMutability === 'view' ? params.gas.view : params.gas[name];
-    const required = call.intrinsicGas + BigInt(cost);
-    if (call.gasLimit < required) return revert('out of gas', call.gasLimit);
-    if (call.value > 0n && fn.stateMutability !== 'payable') return revert(`bridge: ${name} is not payable`, required);
-    const d = this.decide(call, name, decoded.args, ctx);
-    if (!d.ok) return revert(`bridge: ${d.reason}`, required);
-    if (apply) d.apply();
-    return { success: true, gasUsed: required, returnData: d.returnData, logs: d.logs, moves: [] };
+    const gas = params.gas as Record<string, number>;
+    return runDecided(this.name, BRIDGE_ABI, call, apply, (name, isView) => (isView ? gas.view! : gas[name]!), (name, args) => this.decide(call, name, args, ctx));
   }
 
   private decide(call: ModuleCall, name: string, args: readonly unknown[], ctx: BlockContext): Decision {

@@ -15,12 +15,11 @@ import { system, type GovernanceParams } from '../../params.js';
 import {
   abiEvents,
   addressBuffer,
-  decodeModuleCall,
-  isOutcome,
   moduleLog,
-  reverter,
+  runDecided,
   type BlockContext,
   type BlockInfo,
+  type Decision,
   type HookResult,
   type ModuleCall,
   type ModuleOutcome,
@@ -75,8 +74,6 @@ function inflowSource(module: string): string {
   return module;
 }
 
-/** A call's decision: the outcome, and what executing it changes (not run by simulate()). */
-type Decision = { ok: false; reason: string } | { ok: true; returnData: Buffer; logs: ModuleLog[]; apply: () => void };
 
 export class GovernanceModule implements SystemModule {
   readonly name = 'governance';
@@ -312,20 +309,15 @@ export class GovernanceModule implements SystemModule {
   }
 
   private run(call: ModuleCall, ctx: BlockContext, apply: boolean): ModuleOutcome {
-    const revert = reverter(call);
-    const decoded = decodeModuleCall(this.name, GOVERNANCE_ABI, call);
-    if (isOutcome(decoded)) return decoded;
-    const name = decoded.functionName;
-    const fn = GOVERNANCE_ABI.find((f) => f.type === 'function' && f.name === name) as { stateMutability: string };
     const gas = this.rules.gas;
-    const cost = fn.stateMutability === 'view' ? gas.view : name === 'deposit' ? gas.deposit : name === 'vote' ? gas.vote : gas.submit;
-    const required = call.intrinsicGas + BigInt(cost);
-    if (call.gasLimit < required) return revert('out of gas', call.gasLimit);
-    if (call.value > 0n && fn.stateMutability !== 'payable') return revert(`governance: ${name} is not payable`, required);
-    const d = this.decide(call, name, decoded.args, ctx);
-    if (!d.ok) return revert(`governance: ${d.reason}`, required);
-    if (apply) d.apply();
-    return { success: true, gasUsed: required, returnData: d.returnData, logs: d.logs, moves: [] };
+    return runDecided(
+      this.name,
+      GOVERNANCE_ABI,
+      call,
+      apply,
+      (name, isView) => (isView ? gas.view : name === 'deposit' ? gas.deposit : name === 'vote' ? gas.vote : gas.submit),
+      (name, args) => this.decide(call, name, args, ctx),
+    );
   }
 
   private decide(call: ModuleCall, name: string, args: readonly unknown[], ctx: BlockContext): Decision {

@@ -176,6 +176,37 @@ export function isOutcome(d: DecodedCall | ModuleOutcome): d is ModuleOutcome {
   return 'success' in d;
 }
 
+/** What a module decided for one call before changing anything: refused, or its result, its logs and the change to make when the call is executed (not when simulated). */
+export type Decision = { ok: false; reason: string } | { ok: true; returnData: Buffer; logs: ModuleLog[]; apply: () => void };
+
+/**
+ * A module call decided before it is applied: decoded with the module's ABI, charged its intrinsic
+ * gas and `cost(function, isView)`, refused when it sends value to a function that is not payable,
+ * then decided; `apply` (execute, not simulate) makes the decision's change. Reverts carry the
+ * module's name.
+ */
+export function runDecided(
+  module: string,
+  abi: Abi,
+  call: ModuleCall,
+  apply: boolean,
+  cost: (functionName: string, isView: boolean) => number,
+  decide: (functionName: string, args: readonly unknown[]) => Decision,
+): ModuleOutcome {
+  const revert = reverter(call);
+  const decoded = decodeModuleCall(module, abi, call);
+  if (isOutcome(decoded)) return decoded;
+  const name = decoded.functionName;
+  const fn = abi.find((f) => f.type === 'function' && f.name === name) as { stateMutability: string };
+  const required = call.intrinsicGas + BigInt(cost(name, fn.stateMutability === 'view'));
+  if (call.gasLimit < required) return revert('out of gas', call.gasLimit);
+  if (call.value > 0n && fn.stateMutability !== 'payable') return revert(`${module}: ${name} is not payable`, required);
+  const d = decide(name, decoded.args);
+  if (!d.ok) return revert(`${module}: ${d.reason}`, required);
+  if (apply) d.apply();
+  return { success: true, gasUsed: required, returnData: d.returnData, logs: d.logs, moves: [] };
+}
+
 /** The events of a module's ABI by name, for moduleLog. */
 export function abiEvents(abi: Abi): ReadonlyMap<string, AbiEvent> {
   return new Map((abi.filter((e) => e.type === 'event') as AbiEvent[]).map((e) => [e.name, e]));
