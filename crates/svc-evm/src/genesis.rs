@@ -100,6 +100,7 @@ pub fn build_genesis(spec: &GenesisSpec) -> Result<BlockCommit, ChainError> {
             update.trie_nodes.extend(commit.nodes);
             storage_root = commit.root;
             update.storage.push(StorageChange { address: *address, wipe: false, slots: a.storage.iter().map(|(k, v)| (*k, *v)).collect() });
+            update.slot_counts.push((*address, a.storage.len() as u64));
         }
         let account = TrieAccount::new(a.nonce, a.balance, storage_root, code_hash);
         account_leaves.push((keccak256(address), Some(alloy_rlp::encode(account))));

@@ -189,6 +189,13 @@ pub struct AppEntry {
     pub value: Buffer,
 }
 
+/// An account's number of non-zero storage slots.
+#[napi(object)]
+pub struct SlotCount {
+    pub address: Buffer,
+    pub count: i64,
+}
+
 fn status_str(s: CallStatus) -> String {
     s.as_str().to_string()
 }
@@ -586,6 +593,25 @@ impl Chain {
     #[napi]
     pub fn get_app_value(&self, key: Buffer) -> napi::Result<Option<Buffer>> {
         guarded(|| Ok(self.view()?.app_value(&key).map_err(js_error)?.map(Buffer::from)))
+    }
+
+    /// The head's number of non-zero storage slots of `address`, kept by the store as blocks change
+    /// storage (never counted by scanning).
+    #[napi]
+    pub fn storage_slot_count(&self, address: Buffer) -> napi::Result<i64> {
+        guarded(|| {
+            let address = to_address(&address, "address")?;
+            Ok(self.view()?.slot_count(&address).map_err(js_error)? as i64)
+        })
+    }
+
+    /// The accounts whose slot count block `number` changed, with their new counts, ascending by address.
+    #[napi]
+    pub fn block_slot_changes(&self, number: i64) -> napi::Result<Vec<SlotCount>> {
+        guarded(|| {
+            let changes = self.view()?.block_slot_changes(to_count(number, "block number")?).map_err(js_error)?;
+            Ok(changes.into_iter().map(|(a, n)| SlotCount { address: Buffer::from(a.as_slice().to_vec()), count: n as i64 }).collect())
+        })
     }
 
     /// Every value the application modules committed under `prefix`, in key order, at the head.

@@ -25,14 +25,22 @@ pub const CF_META: &str = "meta";
 /// Key/values of the TypeScript application modules, written in the block's batch.
 pub const CF_APP: &str = "app";
 
+/// Non-zero storage slots per account, kept as storage changes (not by scanning): address -> u64
+/// big-endian; absent for none. A function of the state the root commits to (the number of leaves
+/// of the account's storage trie), which the rent rules read.
+pub const CF_SLOT_COUNTS: &str = "slot_counts";
+/// Block number -> the accounts whose slot count the block changed, each with its new count
+/// (20-byte address ++ u64 big-endian, ascending by address): what a block hook reads of its parent.
+pub const CF_SLOT_CHANGES: &str = "slot_changes";
+
 /// The explorer's indexes (address history, token transfers, holders, charts), derived from blocks.
 pub const CF_EXPLORER: &str = "explorer";
 /// Explorer users: accounts, refresh token families, API keys (as hashes), watchlists.
 pub const CF_USERS: &str = "users";
 
-pub const ALL_CFS: [&str; 13] = [
+pub const ALL_CFS: [&str; 15] = [
     CF_ACCOUNTS, CF_STORAGE, CF_CODE, CF_TRIE, CF_HEADERS, CF_BODIES, CF_RECEIPTS,
-    CF_HASH_TO_NUMBER, CF_TX_INDEX, CF_META, CF_APP, CF_EXPLORER, CF_USERS,
+    CF_HASH_TO_NUMBER, CF_TX_INDEX, CF_META, CF_APP, CF_SLOT_COUNTS, CF_SLOT_CHANGES, CF_EXPLORER, CF_USERS,
 ];
 
 /// Column families written outside block commits, by the node's own services (not consensus state).
@@ -41,6 +49,9 @@ pub const SERVICE_CFS: [&str; 2] = [CF_EXPLORER, CF_USERS];
 pub const META_HEAD: &[u8] = b"head";
 pub const META_GENESIS: &[u8] = b"genesis";
 pub const META_CHAIN_ID: &[u8] = b"chain_id";
+/// Present once CF_SLOT_COUNTS holds every account's count (a data dir from before the counts is
+/// counted once when opened).
+pub const META_SLOT_COUNTS: &[u8] = b"slot_counts_v1";
 
 pub fn number_key(number: u64) -> [u8; 8] {
     number.to_be_bytes()

@@ -132,6 +132,9 @@ pub struct StateUpdate {
     pub storage: Vec<StorageChange>,
     pub code: Vec<(B256, Bytes)>,
     pub trie_nodes: Vec<(B256, Vec<u8>)>,
+    /// Accounts whose number of non-zero storage slots changed, with the new count (0: none left),
+    /// ascending by address.
+    pub slot_counts: Vec<(Address, u64)>,
 }
 
 /// Apply `changes` on top of the head state of `view` (its flat state and `parent_root`).
@@ -149,8 +152,10 @@ pub fn apply_changes(view: &ReadView, parent_root: B256, changes: StateChanges) 
     let mut account_updates: Vec<(B256, Option<Vec<u8>>)> = Vec::with_capacity(touched.len());
     let mut flat_accounts = Vec::with_capacity(touched.len());
     let mut flat_storage = Vec::new();
+    let mut slot_counts = Vec::new();
     for (address, (fields, storage)) in touched {
         let current = view.flat_account(&address)?;
+        let count_before = view.slot_count(&address)?;
         let fields = match fields {
             Some(f) => f,
             None => current.map(|a| AccountFields { nonce: a.nonce, balance: a.balance, code_hash: a.code_hash }),
@@ -164,6 +169,9 @@ pub fn apply_changes(view: &ReadView, parent_root: B256, changes: StateChanges) 
             }
             if had_storage || storage.is_some_and(|s| s.wipe) {
                 flat_storage.push(StorageChange { address, wipe: true, slots: Vec::new() });
+            }
+            if count_before != 0 {
+                slot_counts.push((address, 0));
             }
             continue;
         };
@@ -185,6 +193,10 @@ pub fn apply_changes(view: &ReadView, parent_root: B256, changes: StateChanges) 
                 storage_root = commit.root;
                 trie_nodes.extend(commit.nodes);
             }
+            let count = count_after(view, &address, count_before, change)?;
+            if count != count_before {
+                slot_counts.push((address, count));
+            }
             flat_storage.push(change.clone());
         }
         let account = TrieAccount::new(fields.nonce, fields.balance, storage_root, fields.code_hash);
@@ -201,5 +213,24 @@ pub fn apply_changes(view: &ReadView, parent_root: B256, changes: StateChanges) 
         trie_nodes.extend(commit.nodes);
         commit.root
     };
-    Ok(StateUpdate { root, accounts: flat_accounts, storage: flat_storage, code: changes.code, trie_nodes })
+    Ok(StateUpdate { root, accounts: flat_accounts, storage: flat_storage, code: changes.code, trie_nodes, slot_counts })
+}
+
+/// The account's number of non-zero slots after `change`: a slot written from zero to non-zero is
+/// one more, from non-zero to zero one less (the previous value from the flat state, or zero after a
+/// wipe); the last write of a slot counts.
+fn count_after(view: &ReadView, address: &Address, before: u64, change: &StorageChange) -> StoreResult<u64> {
+    let last: BTreeMap<B256, U256> = change.slots.iter().copied().collect();
+    let mut count = if change.wipe { 0 } else { before };
+    for (slot, value) in last {
+        let was_set = !change.wipe && !view.flat_storage(address, &slot)?.is_zero();
+        match (was_set, value.is_zero()) {
+            (false, false) => count += 1,
+            (true, true) => {
+                count = count.checked_sub(1).ok_or_else(|| crate::StoreError::Corrupt(format!("slot count of {address} below zero")))?;
+            }
+            _ => {}
+        }
+    }
+    Ok(count)
 }

@@ -88,6 +88,7 @@ impl Store {
             }
         })?;
         let db = Arc::new(db);
+        count_slots_once(&db)?;
         let recent = Arc::new(RecentBlocks::new(RecentBlocks::DEFAULT_CAPACITY));
         let view = Arc::new(ReadView::pin(db.clone(), recent.clone())?);
         Ok(Self { db, view: RwLock::new(view), commit_lock: Mutex::new(()), recent })
@@ -183,6 +184,7 @@ impl Store {
         let meta = cf(&self.db, CF_META);
         batch.put_cf(meta, META_GENESIS, block.hash);
         batch.put_cf(meta, META_CHAIN_ID, chain_id.to_be_bytes());
+        batch.put_cf(meta, META_SLOT_COUNTS, []);
         let view = self.write_block(batch, &block)?;
         self.remember(block);
         Ok(view)
@@ -248,6 +250,20 @@ impl Store {
                 }
             }
         }
+        let counts = cf(db, CF_SLOT_COUNTS);
+        let mut changed = Vec::with_capacity(state.slot_counts.len() * 28);
+        for (address, count) in &state.slot_counts {
+            if *count == 0 {
+                batch.delete_cf(counts, address);
+            } else {
+                batch.put_cf(counts, address, count.to_be_bytes());
+            }
+            changed.extend_from_slice(address.as_slice());
+            changed.extend_from_slice(&count.to_be_bytes());
+        }
+        if !changed.is_empty() {
+            batch.put_cf(cf(db, CF_SLOT_CHANGES), nkey, changed);
+        }
         let code = cf(db, CF_CODE);
         for (hash, bytes) in &state.code {
             batch.put_cf(code, hash, bytes);
@@ -292,6 +308,37 @@ impl Store {
         *self.view.write() = view.clone();
         Ok(view)
     }
+}
+
+/// A data dir written before slot counts were kept is counted once, from its flat storage (its
+/// keys are address ++ slot, so one pass counts each address's run); later blocks keep the counts.
+fn count_slots_once(db: &DB) -> StoreResult<()> {
+    let meta = cf(db, CF_META);
+    if db.get_cf(meta, META_SLOT_COUNTS)?.is_some() || db.get_cf(meta, META_HEAD)?.is_none() {
+        return Ok(());
+    }
+    let mut batch = WriteBatch::default();
+    let counts = cf(db, CF_SLOT_COUNTS);
+    let mut current: Option<(Vec<u8>, u64)> = None;
+    for item in db.iterator_cf(cf(db, CF_STORAGE), IteratorMode::Start) {
+        let (key, _) = item?;
+        let address = &key[..20];
+        match &mut current {
+            Some((a, n)) if a.as_slice() == address => *n += 1,
+            _ => {
+                if let Some((a, n)) = current.take() {
+                    batch.put_cf(counts, a, n.to_be_bytes());
+                }
+                current = Some((address.to_vec(), 1));
+            }
+        }
+    }
+    if let Some((a, n)) = current {
+        batch.put_cf(counts, a, n.to_be_bytes());
+    }
+    batch.put_cf(meta, META_SLOT_COUNTS, []);
+    db.write(batch)?;
+    Ok(())
 }
 
 /// An account of the flat state with its non-zero storage slots.
@@ -419,6 +466,23 @@ impl ReadView {
             Some(b) => codec::decode_slot_value(&b),
             None => Ok(U256::ZERO),
         }
+    }
+
+    /// The head's number of non-zero storage slots of `address`.
+    pub fn slot_count(&self, address: &Address) -> StoreResult<u64> {
+        self.get(CF_SLOT_COUNTS, address)?.map_or(Ok(0), |b| codec::decode_u64(&b, "slot count"))
+    }
+
+    /// The accounts whose slot count block `number` changed, with their new counts (ascending by address).
+    pub fn block_slot_changes(&self, number: u64) -> StoreResult<Vec<(Address, u64)>> {
+        let Some(bytes) = self.get(CF_SLOT_CHANGES, number_key(number))? else { return Ok(Vec::new()) };
+        if bytes.len() % 28 != 0 {
+            return Err(StoreError::Corrupt(format!("slot changes of block {number}: {} bytes", bytes.len())));
+        }
+        bytes
+            .chunks_exact(28)
+            .map(|c| Ok((Address::from_slice(&c[..20]), codec::decode_u64(&c[20..], "slot count")?)))
+            .collect()
     }
 
     /// Every account of the flat state with its non-zero storage, in address order.

@@ -63,6 +63,13 @@ export declare class Chain {
   feeHistory(newestBlock: number, blockCount: number, rewardPercentiles: Array<number>): FeeHistoryResult
   /** A value the application modules committed with a block. */
   getAppValue(key: Buffer): Buffer | null
+  /**
+   * The head's number of non-zero storage slots of `address`, kept by the store as blocks change
+   * storage (never counted by scanning).
+   */
+  storageSlotCount(address: Buffer): number
+  /** The accounts whose slot count block `number` changed, with their new counts, ascending by address. */
+  blockSlotChanges(number: number): Array<SlotCount>
   /** Every value the application modules committed under `prefix`, in key order, at the head. */
   getAppEntries(prefix: Buffer): Array<AppEntry>
   /** Indexes stored block `number` for the explorer when the index has reached the block before it, on the backfill lane. */
@@ -539,6 +546,12 @@ export interface RejectedTx {
 export interface ServiceWrite {
   key: Buffer
   value?: Buffer
+}
+
+/** An account's number of non-zero storage slots. */
+export interface SlotCount {
+  address: Buffer
+  count: number
 }
 
 export interface StatusCount {
