@@ -155,13 +155,18 @@ export class BridgeAgent {
     const config = this.config!;
     const client = this.client!;
     await this.readContract(config, client);
-    const found = await this.deposits!.poll();
-    const released = await this.releases!.poll();
-    const updated = await this.valsets!.poll();
     await this.options.app.settled();
     const bridge = this.options.app.bridge;
     if (this.account) {
       const me = lowerAddress(this.account.address);
+      // A validator that is not bonded (jailed, unbonded) attests nothing (its attestations would
+      // revert and cost gas every block); its watchers wait, so that it attests what is still open
+      // once it is bonded again.
+      const bonded = bridge.isBonded(me);
+      const found = bonded ? await this.deposits!.poll() : [];
+      const released = bonded ? await this.releases!.poll() : [];
+      const updated = bonded ? await this.valsets!.poll() : [];
+      await this.options.app.settled();
       for (const d of found) {
         const record = bridge.deposit(Number(d.nonce));
         if (record?.minted || record?.attestations.some((a) => a.attesters.includes(me))) continue;

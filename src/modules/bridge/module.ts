@@ -436,7 +436,8 @@ export class BridgeModule implements SystemModule {
     return value > MAX_ID ? Number.MAX_SAFE_INTEGER : Number(value);
   }
 
-  private isBonded(address: Address): boolean {
+  /** Whether `address` is the operator of a bonded validator (whose attestations count). */
+  isBonded(address: Address): boolean {
     return this.stake!.bonded().some((v) => lower(v.address) === address);
   }
 
