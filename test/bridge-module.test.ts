@@ -305,15 +305,31 @@ describe('the bridge module', () => {
     assert.equal(h.module.pendingValset!.readyHeight, null);
     h.block([signValset(current[2]!, 1n, await sig(current[2]!))]);
     assert.equal(h.module.pendingValset!.readyHeight, h.height);
-    // The contract's update attested by bonded stake (38 in all): two of the three first validators are not enough, all three are.
+    // Signed by the threshold, the pending set may be on the contract: another move of stake at the
+    // next epoch start does not replace it.
+    joiner.stake = 20n;
+    h.block([], true);
+    assert.equal(h.module.pendingValset!.nonce, 1, 'a ready set is not replaced');
+    assert.deepEqual(h.module.pendingValset!.powers, pending.powers);
+    // The contract's update attested by bonded stake (51 in all now): two of the three first validators are not enough, all four are.
     out = h.block([attestValset(current[0]!, 1n), attestValset(current[1]!, 1n), attestValset(current[0]!, 1n)]);
     assert.match(out[2]!.reason!, /already attested validator set 1/);
     assert.equal(h.module.valset!.nonce, 0);
-    h.block([attestValset(current[2]!, 1n)]);
+    h.block([attestValset(current[2]!, 1n), attestValset(joiner, 1n)]);
     assert.equal(h.module.valset!.nonce, 1);
     assert.deepEqual(h.module.valset!.validators, pending.validators);
     assert.equal(h.module.pendingValset, null);
     assert.deepEqual({ active: h.module.status().active, validatorCount: h.module.status().validatorCount }, { active: true, validatorCount: 4 });
+    // The move that waited is recorded at the next epoch start, from the set the contract now holds.
+    h.block([], true);
+    assert.equal(h.module.pendingValset!.nonce, 2);
+    assert.ok(h.module.pendingValset!.powers.includes(20n));
+    assert.equal(h.module.status().active, false);
+    // A set nobody has signed yet is replaced by the next move.
+    joiner.stake = 40n;
+    h.block([], true);
+    assert.equal(h.module.pendingValset!.nonce, 3, 'a new nonce: the contract takes any higher one, 2 is skipped');
+    assert.ok(h.module.pendingValset!.powers.includes(40n), 'replaced: it could not have been relayed');
     // Withdrawal signatures are now weighed against the new set: the joiner may sign.
     h.block(set.map((v) => attest(v, 1n, ZERO, sender, alice, 10n)));
     h.block([withdrawTx(alice, ZERO, ext, 10n, 10n)]);

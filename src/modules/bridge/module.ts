@@ -258,8 +258,9 @@ export class BridgeModule implements SystemModule {
   /**
    * The first block records the genesis configuration and set, so the state root commits to them.
    * An epoch's first block (after staking opened the epoch) records a new set when the bonded
-   * validators moved away from the bridged one; it replaces a pending set not yet attested (the
-   * contract takes any higher nonce, so a set that was never relayed is simply skipped).
+   * validators moved away from the bridged one; it replaces a pending set that the threshold has
+   * not signed yet (that one cannot have been relayed; the contract takes any higher nonce, so its
+   * nonce is simply skipped).
    */
   beginBlock(block: BlockInfo): HookResult {
     const g = this.store.global;
@@ -268,7 +269,9 @@ export class BridgeModule implements SystemModule {
       g.valset = this.genesis.valset;
       this.store.saveGlobal();
     }
-    if (g.config && g.valset && block.isEpochStart && block.height > 1) {
+    // A pending set already signed by the threshold may be on the contract: it is not replaced
+    // until its update is attested (the next set is then recorded from the set it became).
+    if (g.config && g.valset && block.isEpochStart && block.height > 1 && g.pendingValset?.readyHeight == null) {
       const base = g.pendingValset ?? g.valset;
       const next = bridgedSet(this.stake!.bonded(), base.nonce + 1);
       if (next.validators.length > 0 && valsetMoved(g.valset, next) && (g.pendingValset === null || valsetMoved(g.pendingValset, next))) {
