@@ -33,6 +33,9 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { svcBridgeAbi, svcBridgeBytecode } from '../src/bridge/contract.generated.js';
 import { BRIDGE_ABI, type BridgeStatus } from '../src/modules/bridge/index.js';
 import { startNode, type RunningNode } from '../src/node.js';
+import { devGenesis, devGenesisValidators } from '../src/chain/genesis.js';
+import { replayChain } from '../src/chain/replay.js';
+import { pino } from 'pino';
 import { system } from '../src/params.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { explorerClient } from './support/explorer-client.js';
@@ -297,5 +300,23 @@ describe('the bridge between a devnet and an external chain', { timeout: 240_000
     const s = await status();
     assert.equal(s.pendingWithdrawals, 1);
     assert.equal(s.totalDeposits, 2, 'nothing more minted');
+  });
+
+  it('reaches the same root at every height when the chain is replayed from its block data', async () => {
+    const head = await svc.getBlock({ blockTag: 'latest' });
+    const roots = new Map<number, string>();
+    await node.stop();
+    const to = path.join(mkdtempSync(path.join(tmpdir(), 'svc-bridge-replay-')), 'chain');
+    try {
+      // The devnet genesis this node was started with: its bridge came from the flags and the external chain id.
+      const genesis = { spec: devGenesis('devnet'), validators: devGenesisValidators(), bridge: node.config.devnetBridge! };
+      assert.equal(genesis.bridge.contract, bridge.toLowerCase());
+      const result = await replayChain({ from: dataDir, to, genesis, chainId: 9000, log: pino({ level: 'silent' }), onBlock: (h, root) => roots.set(h, `0x${root.toString('hex')}`) });
+      // replayChain checks each block's hash and state root against the stored block and stops at the first that differs.
+      assert.ok(result.blocks >= Number(head.number));
+      assert.equal(roots.get(Number(head.number)), head.stateRoot);
+    } finally {
+      rmSync(path.dirname(to), { recursive: true, force: true });
+    }
   });
 });

@@ -2,12 +2,12 @@
 // store as blocks change storage, listed per block for the accounts whose count it changed, and
 // the same in a chain rebuilt from block data alone (svc-node replay).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { createPublicClient, createWalletClient, http, type Address, type Chain as ViemChain, type PrivateKeyAccount, type PublicClient, type Transport, type WalletClient } from 'viem';
+import { createPublicClient, createWalletClient, http, parseAbi, type Address, type Hex, type Chain as ViemChain, type PrivateKeyAccount, type PublicClient, type Transport, type WalletClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devGenesis, devGenesisValidators } from '../src/chain/genesis.js';
 import { replayChain } from '../src/chain/replay.js';
@@ -16,7 +16,7 @@ import { startNode, type RunningNode } from '../src/node.js';
 import { rpc as rpcParams } from '../src/params.js';
 import { DEV_CHAIN_ID, devPrivateKeys } from './support/dev-accounts.js';
 import { devnetConfig } from './support/node-config.js';
-import { compileContract } from './support/solc.js';
+import { repoRoot } from './support/repo.js';
 import { svcDevnet } from './support/viem-chain.js';
 
 describe('storage slot counts', { timeout: 120_000 }, () => {
@@ -25,7 +25,12 @@ describe('storage slot counts', { timeout: 120_000 }, () => {
   let client: PublicClient<Transport, ViemChain>;
   let wallet: WalletClient<Transport, ViemChain, PrivateKeyAccount>;
   let contract: Address;
-  const artifact = compileContract('StorageSlots.sol', 'StorageSlots');
+  // The engine tests' Slots contract (crates/svc-evm/tests/fixtures/Slots.sol), as its build left it.
+  const fixture = JSON.parse(readFileSync(path.join(repoRoot(), 'crates/svc-evm/tests/fixtures/Slots.json'), 'utf8')) as { bytecode: string };
+  const artifact = {
+    abi: parseAbi(['function set(uint256 start, uint256 n, uint256 value)']),
+    bytecode: (fixture.bytecode.startsWith('0x') ? fixture.bytecode : `0x${fixture.bytecode}`) as Hex,
+  };
   const dirs: string[] = [];
   const count = (a: Address) => node.services.chain.storageSlotCount(Buffer.from(a.slice(2), 'hex'));
   const set = async (start: bigint, n: bigint, value: bigint) => {

@@ -78,6 +78,8 @@ export class BridgeAgent {
   private readonly sent = new Map<string, Buffer>();
   /** What was relayed ("withdrawal:1", "valset:2"), and when (a relay that did not land is tried again after a while). */
   private readonly relayed = new Map<string, number>();
+  /** Whether --bridge-rpc answered the bridge's external chain id (asked until it does). */
+  private chainChecked = false;
   /** The last reading of the contract; its error when the last read failed. */
   external: ExternalView | undefined;
   externalError: string | undefined;
@@ -203,8 +205,11 @@ export class BridgeAgent {
 
   private async readContract(config: BridgeConfig, client: PublicClient): Promise<void> {
     const address = getAddress(config.contract);
-    const chainId = await client.getChainId();
-    if (chainId !== config.chainId) throw new Error(`--bridge-rpc serves chain ${chainId}, the bridge's external chain is ${config.chainId}`);
+    if (!this.chainChecked) {
+      const chainId = await client.getChainId();
+      if (chainId !== config.chainId) throw new Error(`--bridge-rpc serves chain ${chainId}, the bridge's external chain is ${config.chainId}`);
+      this.chainChecked = true;
+    }
     const block = await client.getBlockNumber({ cacheTime: 0 });
     const [set, lockedEth] = await Promise.all([
       client.readContract({ address, abi: svcBridgeAbi, functionName: 'validatorSet', blockNumber: block }),

@@ -25,10 +25,15 @@ export function depositView(d: DepositRecord) {
   };
 }
 
+/** Where a withdrawal stands: being signed, ready to relay, or released by the contract. */
+export function withdrawalStatus(w: Pick<WithdrawalRecord, 'readyHeight' | 'releasedHeight'>): 'signing' | 'ready' | 'released' {
+  return w.releasedHeight !== null ? 'released' : w.readyHeight !== null ? 'ready' : 'signing';
+}
+
 export function withdrawalView(w: WithdrawalRecord) {
   return {
     id: w.id,
-    status: w.releasedHeight !== null ? 'released' : w.readyHeight !== null ? 'ready' : 'signing',
+    status: withdrawalStatus(w),
     token: getAddress(w.token),
     from: getAddress(w.from),
     recipient: getAddress(w.recipient),

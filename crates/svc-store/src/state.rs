@@ -155,7 +155,6 @@ pub fn apply_changes(view: &ReadView, parent_root: B256, changes: StateChanges) 
     let mut slot_counts = Vec::new();
     for (address, (fields, storage)) in touched {
         let current = view.flat_account(&address)?;
-        let count_before = view.slot_count(&address)?;
         let fields = match fields {
             Some(f) => f,
             None => current.map(|a| AccountFields { nonce: a.nonce, balance: a.balance, code_hash: a.code_hash }),
@@ -170,7 +169,8 @@ pub fn apply_changes(view: &ReadView, parent_root: B256, changes: StateChanges) 
             if had_storage || storage.is_some_and(|s| s.wipe) {
                 flat_storage.push(StorageChange { address, wipe: true, slots: Vec::new() });
             }
-            if count_before != 0 {
+            // Only an account that had storage can have a count to drop.
+            if had_storage && view.slot_count(&address)? != 0 {
                 slot_counts.push((address, 0));
             }
             continue;
@@ -193,6 +193,7 @@ pub fn apply_changes(view: &ReadView, parent_root: B256, changes: StateChanges) 
                 storage_root = commit.root;
                 trie_nodes.extend(commit.nodes);
             }
+            let count_before = view.slot_count(&address)?;
             let count = count_after(view, &address, count_before, change)?;
             if count != count_before {
                 slot_counts.push((address, count));

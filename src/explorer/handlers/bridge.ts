@@ -1,6 +1,6 @@
 // The bridge: its status (svc_getBridgeStatus's fields), deposits and withdrawals newest first, and
 // one of each with its attestations and signatures (views shared with JSON-RPC: src/bridge/views.ts).
-import { depositView, withdrawalView } from '../../bridge/views.js';
+import { depositView, withdrawalStatus, withdrawalView } from '../../bridge/views.js';
 import type { Handler, Schema } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
 import { decodeCursor, listPage, PAGE } from '../pagination.js';
@@ -91,10 +91,9 @@ export const bridgeHandlers: Record<string, Handler> = {
   },
 
   listBridgeWithdrawals: ({ query }, services) => {
-    const status = (w: { releasedHeight: number | null; readyHeight: number | null }) => (w.releasedHeight !== null ? 'released' : w.readyHeight !== null ? 'ready' : 'signing');
     const list = services.node.app.bridge
       .withdrawals()
-      .filter((w) => query.status === undefined || status(w) === query.status)
+      .filter((w) => query.status === undefined || withdrawalStatus(w) === query.status)
       .reverse()
       .map((w) => ({ key: be(w.id, 8), value: w }));
     return listPage(decodeCursor(query.cursor as string | undefined), limitOf(query), list, 8, (e) => withdrawalView(e.value));

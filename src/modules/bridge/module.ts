@@ -359,7 +359,7 @@ export class BridgeModule implements SystemModule {
     this.store.saveGlobal();
     this.building.push({ kind: 'valset-updated', height: block.height, nonce: set.nonce, validators: set.validators, powers: set.powers });
     // Withdrawals waiting for signatures are weighed against the new set.
-    for (const w of this.store.withdrawals.values()) {
+    for (const w of this.openWithdrawals()) {
       if (w.readyHeight === null && this.signedEnough(set, w.signatures.map((x) => x.validator))) {
         w.readyHeight = block.height;
         this.store.saveWithdrawal(w);
