@@ -30,6 +30,7 @@ import {
   staking as stakingParams,
   type ComputeParams,
   type GovernanceParams,
+  type RentParams,
   type StakingParams,
 } from './params.js';
 import { NodeCompute } from './compute/index.js';
@@ -80,6 +81,8 @@ export interface StartOptions {
   computeParams?: ComputeParams;
   /** Governance parameters instead of params.governance (tests shorten periods; every node of a chain must use the same). */
   governanceParams?: GovernanceParams;
+  /** Rent parameters instead of params.rent (tests make accounts dormant within a test; every node of a chain must use the same). */
+  rentParams?: RentParams;
 }
 
 /** Open the chain in config.dataDir and start serving and producing blocks. */
@@ -112,6 +115,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       log.child({ module: 'app' }),
       options.computeParams ?? defaultComputeParams,
       options.governanceParams ?? defaultGovernanceParams,
+      options.rentParams,
     );
     // A CometBFT validator is the operator registered with its consensus key (a node whose key is
     // not registered yet keeps --validator-address, or the devnet's default).

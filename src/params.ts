@@ -332,6 +332,8 @@ export const system = {
   governanceAddress: '0x0000000000000000000000000000000000001003',
   /** The bridge module: deposits attested and minted, withdrawals burned and signed (docs/bridge.md); it holds nothing between blocks. */
   bridgeAddress: '0x0000000000000000000000000000000000001004',
+  /** The rent module: it holds the storage deposits (docs/rent.md); rent and reactivation fees go to the treasury. */
+  rentAddress: '0x0000000000000000000000000000000000001005',
   /** Code placed at module addresses: 0xfe (INVALID), so contracts cannot call or pay them by mistake. */
   moduleCode: Buffer.from([0xfe]),
   /** The built-in genesis validator (devnet: dev account 0, testnet: --validator-address) with 1,000 tokens of its own. */
@@ -599,6 +601,39 @@ export const proofPrecheck = {
 } as const;
 
 /**
+ * Account rent (docs/rent.md): a deposit per storage slot, rent for the slots no deposit covers,
+ * dormancy and reactivation. Amounts in wei; every value but the gas table is governable.
+ */
+export interface RentParams {
+  /** Locked from an account's balance per storage slot it creates, returned when the slot is freed (NEAR's storage staking). */
+  readonly depositPerSlot: bigint;
+  /** Owed per epoch for each slot no deposit covers. */
+  readonly rentPerSlotPerEpoch: bigint;
+  /** An account owing more than this... */
+  readonly dormancyOwedLimit: bigint;
+  /** ...and inactive for at least this many epochs becomes dormant at the next epoch start. */
+  readonly dormancyEpochs: number;
+  /** Paid with the rent owed to make a dormant account active again. */
+  readonly reactivationFee: bigint;
+  /** Module gas of each function on top of the transaction's intrinsic gas. */
+  readonly gas: { readonly reactivate: number; readonly payRent: number; readonly coverSlots: number; readonly view: number };
+}
+
+export const rent = {
+  /** 0.0001 token per slot (an SSTORE from zero costs 20,000 gas; at 5 gwei that is 0.0001). */
+  depositPerSlot: 10n ** 14n,
+  /** 1 gwei per uncovered slot per epoch. */
+  rentPerSlotPerEpoch: 10n ** 9n,
+  /** 0.001 token: a million uncovered slot-epochs. */
+  dormancyOwedLimit: 10n ** 15n,
+  /** Devnet: 10,000 epochs, far beyond any test or trial run (tests that show dormancy pass their own). */
+  dormancyEpochs: 10_000,
+  /** 0.01 token. */
+  reactivationFee: 10n ** 16n,
+  gas: { reactivate: 40_000, payRent: 30_000, coverSlots: 30_000, view: 2_000 },
+} as const satisfies RentParams;
+
+/**
  * Governance (Cosmos SDK x/gov v1 semantics; docs/governance.md). Periods are block-time seconds;
  * fractions are basis points. Every value here is itself governable (see `governable`).
  */
@@ -660,7 +695,7 @@ export const governance = {
 
 /** The parameters a governance proposal may change: `<module>.<name>`, and the range a value must lie in. */
 export interface GovernableParam {
-  readonly module: 'staking' | 'compute' | 'governance' | 'chain';
+  readonly module: 'staking' | 'compute' | 'governance' | 'chain' | 'rent';
   readonly key: string;
   readonly min: bigint;
   readonly max: bigint;
@@ -722,6 +757,12 @@ export const governable: readonly GovernableParam[] = [
   p('governance', 'burnDepositsOnExpiry', 0n, 1n, 'flag'),
   p('governance', 'modelRetirementGraceBlocks', 0n, 1_000_000n, 'blocks'),
   p('governance', 'maxVestingEpochs', 1n, 1_000_000n, 'epochs'),
+  // Account rent.
+  p('rent', 'depositPerSlot', 0n, TOKEN, 'wei'),
+  p('rent', 'rentPerSlotPerEpoch', 0n, TOKEN, 'wei'),
+  p('rent', 'dormancyOwedLimit', 0n, 1_000n * TOKEN, 'wei'),
+  p('rent', 'dormancyEpochs', 1n, 10_000_000n, 'epochs'),
+  p('rent', 'reactivationFee', 0n, 1_000n * TOKEN, 'wei'),
 ];
 
 /** The governable parameter named `<module>.<key>`. */

@@ -10,6 +10,7 @@ import { epochOfHeight, epochStartHeight } from '../modules/staking/epoch.js';
 import { GovernanceModule } from '../modules/governance/module.js';
 import { LiveParams } from '../modules/governance/live-params.js';
 import { BridgeModule, type BridgeGenesis } from '../modules/bridge/module.js';
+import { RentModule, dormantReason } from '../modules/rent/module.js';
 import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/module.js';
 import { announceComputeMode } from '../modules/compute/announce.js';
 import type { ComputeMode } from '../modules/compute/types.js';
@@ -20,11 +21,14 @@ import {
   chain as chainParams,
   compute as defaultComputeParams,
   governance as defaultGovernanceParams,
+  rent as defaultRentParams,
   system,
   type ComputeParams,
   type GovernanceParams,
+  type RentParams,
   type StakingParams,
 } from '../params.js';
+import { ENTRY_POINTS, SIMPLE_ACCOUNT_FACTORY_V06, SIMPLE_ACCOUNT_FACTORY_V07 } from './account-abstraction.js';
 import type { GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
 import type { PooledTx } from './pool.js';
@@ -150,6 +154,7 @@ export class ChainApp {
   readonly compute: ComputeModule;
   readonly governance: GovernanceModule;
   readonly bridge: BridgeModule;
+  readonly rent: RentModule;
   /** The parameters every rule reads, as governance left them at the head. */
   readonly live: LiveParams;
   /** Every system module, by address; block hooks run in the registry's order. */
@@ -174,12 +179,14 @@ export class ChainApp {
     private readonly log: Logger,
     computeParams: ComputeParams = defaultComputeParams,
     governanceParams: GovernanceParams = defaultGovernanceParams,
+    rentParams: RentParams = defaultRentParams,
   ) {
     this.live = new LiveParams({
       staking: stakingParams,
       compute: computeParams,
       governance: governanceParams,
       chain: { blockGasLimit: genesis.gasLimit ?? chainParams.blockGasLimit },
+      rent: rentParams,
     });
     // Governance first: it sets the live parameters to the head's before the other modules read them.
     const governance = new GovernanceModule(chain, this.live);
@@ -201,20 +208,47 @@ export class ChainApp {
     );
     const bridge = new BridgeModule(chain, genesis.bridge ?? null, genesis.chainId);
     bridge.setKeepers({ bonded: () => staking.state.validators().filter((v) => v.status === 'active').map((v) => ({ address: v.address, tokens: v.tokens })) });
+    // Exempt from rent: the system modules (the module adds them) and the contracts dApps and this node rely on.
+    const rent = new RentModule(
+      chain,
+      {
+        balanceAt: (address, height) => chain.getAccount(addressBuffer(address), height).balance,
+        slotCount: (address) => chain.storageSlotCount(addressBuffer(address)),
+        slotChanges: (height) => chain.blockSlotChanges(height).map((c) => ({ address: toAddress(c.address), count: c.count })),
+        activeCode: (height) => chain.blockActiveCode(height).map(toAddress),
+      },
+      this.live.rent,
+      [chainParams.multicall3Address, ...ENTRY_POINTS, SIMPLE_ACCOUNT_FACTORY_V06, SIMPLE_ACCOUNT_FACTORY_V07],
+    );
     this.staking = staking;
     this.compute = compute;
     this.governance = governance;
     this.bridge = bridge;
+    this.rent = rent;
+    // A dormant account neither sends nor is called: refused at admission as in the block.
+    mempool.setChainRule((tx) => this.dormantRefusal(tx.from, tx.to));
     // Governance opens the block (parameter changes due from its epoch apply before any rule reads
     // them); compute then opens it (spot-check draws, task assignment, the queues it takes), then
     // staking orders the penalties it found; staking's end decides the reward that compute's end pays
     // miners; the bridge decides what the block attested by the stake staking left; governance ends
-    // the block (tallies, execution, treasury spends from what the block paid in).
-    this.modules = new ModuleRegistry([staking, compute, governance, bridge], {
-      begin: ['governance', 'compute', 'staking', 'bridge'],
-      end: ['staking', 'compute', 'bridge', 'governance'],
+    // the block (tallies, execution, treasury spends from what the block paid in). Rent opens the
+    // block after governance (its parameters) and before any other: the deposits it moves come
+    // first, and dormancy decided at an epoch start holds for the whole block.
+    this.modules = new ModuleRegistry([staking, compute, governance, bridge, rent], {
+      begin: ['governance', 'rent', 'compute', 'staking', 'bridge'],
+      end: ['staking', 'compute', 'bridge', 'rent', 'governance'],
     });
     this.supplyBeforeHeadBurn = readSupply(chain, genesis.supply);
+  }
+
+  /** Why a transaction from `from` to `to` cannot run: one of them is dormant (docs/rent.md); null when it can. */
+  dormantRefusal(from: Buffer, to: Buffer | null): string | null {
+    if (!this.rent.anyDormant) return null;
+    for (const a of to ? [from, to] : [from]) {
+      const address = toAddress(a);
+      if (this.rent.isDormant(address)) return dormantReason(address);
+    }
+    return null;
   }
 
   /** The compute mode this node announces in the blocks it proposes (recorded for its validator by the chain). */
@@ -402,9 +436,21 @@ export class ChainApp {
     try {
       modules.deliverMessages(p.messages);
       const begin = modules.beginBlock(block);
+      // Balances as the moves before the first transaction leave them (storage deposits).
+      const preMoved = new Map<string, bigint>();
+      for (const m of begin.preMoves ?? []) {
+        if (m.from) preMoved.set(m.from.toString('hex'), (preMoved.get(m.from.toString('hex')) ?? 0n) - m.amount);
+        if (m.to) preMoved.set(m.to.toString('hex'), (preMoved.get(m.to.toString('hex')) ?? 0n) + m.amount);
+      }
       for (const tx of systemTxs) {
         const key = tx.tx.from.toString('hex');
         if (stopped.has(key)) continue;
+        const dormant = this.dormantRefusal(tx.tx.from, null);
+        if (dormant !== null) {
+          refused.push({ hash: tx.tx.hash, reason: dormant });
+          stopped.add(key);
+          continue;
+        }
         if (tx.tx.type === SET_CODE_TX_TYPE) {
           // A module decides its calls without the EVM, so it cannot apply EIP-7702 delegations.
           refused.push({ hash: tx.tx.hash, reason: 'EIP-7702 transaction to a system module not supported' });
@@ -415,7 +461,7 @@ export class ChainApp {
         if (!account) {
           const { nonce, balance } = chain.getAccount(tx.tx.from, parent.number);
           const code = chain.getCode(tx.tx.from, parent.number);
-          account = { nonce, balance, ...(code.length > 0 ? { code } : {}) };
+          account = { nonce, balance: balance + (preMoved.get(key) ?? 0n), ...(code.length > 0 ? { code } : {}) };
           accounts.set(key, account);
         }
         // The native builder's own checks (core/precheck), run before the module decides the call.
@@ -441,7 +487,19 @@ export class ChainApp {
         outcomes.push({ index: included.length, success: outcome.success, gasUsed: outcome.gasUsed, logs: outcome.logs, moves: outcome.moves });
         included.push(tx);
       }
-      for (const tx of evmTxs) if (!stopped.has(tx.tx.from.toString('hex'))) included.push(tx);
+      for (const tx of evmTxs) {
+        const key = tx.tx.from.toString('hex');
+        if (stopped.has(key)) continue;
+        const dormant = this.dormantRefusal(tx.tx.from, tx.tx.to);
+        if (dormant !== null) {
+          refused.push({ hash: tx.tx.hash, reason: dormant });
+          stopped.add(key);
+          continue;
+        }
+        included.push(tx);
+      }
+      // Calls made inside contracts into dormant accounts revert natively.
+      const dormancy = this.rent.dormancy();
 
       const end = modules.endBlock(block);
       const minted = begin.minted + end.minted;
@@ -462,8 +520,10 @@ export class ChainApp {
         senders: included.map((tx) => tx.tx.from),
         appWrites,
         system: outcomes,
+        preMoves: begin.preMoves ?? [],
         blockMoves: [...begin.moves, ...end.moves],
         messages: p.messages,
+        ...(dormancy ? { dormancy } : {}),
       });
       this.finalized = { hash: produced.head.hash, refused, supplyAfter, minted, burned, queuedMs: produced.timings.queuedMs };
       return produced;

@@ -102,6 +102,7 @@ function systemAccounts(validators: readonly GenesisValidator[]): GenesisAccount
     { address: parseAddress(system.computeAddress), balance: 0n, code: system.moduleCode },
     { address: parseAddress(system.governanceAddress), balance: 0n, code: system.moduleCode },
     { address: parseAddress(system.bridgeAddress), balance: 0n, code: system.moduleCode },
+    { address: parseAddress(system.rentAddress), balance: 0n, code: system.moduleCode },
   ];
 }
 
@@ -258,7 +259,7 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
     alloc.push(allocEntry(addr, entry, `alloc[${key}]`, fail));
   }
   if (!seen.has(parseAddress(chainParams.multicall3Address).toString('hex'))) alloc.push(multicall3Account());
-  for (const reserved of [system.stakingAddress, system.treasuryAddress, system.computeAddress, system.governanceAddress, system.bridgeAddress]) {
+  for (const reserved of [system.stakingAddress, system.treasuryAddress, system.computeAddress, system.governanceAddress, system.bridgeAddress, system.rentAddress]) {
     if (seen.has(reserved.slice(2))) fail(`alloc must not hold ${reserved}: it is a system module's address`);
   }
   const validators = json.validators === undefined ? [] : genesisValidators(json.validators, fail);

@@ -217,11 +217,21 @@ export class Mempool implements MempoolApi {
     return this.admit(raw, tx);
   }
 
+  /** A chain rule the pool applies besides its own (the app's: a dormant account neither sends nor is called); null admits. */
+  private chainRule: ((tx: DecodedTx) => string | null) | undefined;
+
+  /** Sets the chain's rule for admission (ChainApp's), checked after the pool's own. */
+  setChainRule(rule: (tx: DecodedTx) => string | null): void {
+    this.chainRule = rule;
+  }
+
   /** The pool's rules for a decoded transaction; adds it or throws TxPoolError with geth's text. */
   private admit(raw: Buffer, tx: DecodedTx): Buffer {
     const limits = this.limits;
     if (tx.chainId === null) throw new TxPoolError('only replay-protected (EIP-155) transactions allowed over RPC');
     if (tx.chainId !== this.chainId) throw new TxPoolError('invalid chain id for signer');
+    const refused = this.chainRule?.(tx);
+    if (refused) throw new TxPoolError(refused);
 
     const key = tx.hash.toString('latin1');
     if (this.byHash.has(key)) throw new AlreadyKnownError();

@@ -14,6 +14,7 @@ import {
   staking as defaultStakingParams,
   type ComputeParams,
   type GovernanceParams,
+  type RentParams,
   type StakingParams,
 } from '../params.js';
 import { appGenesis, ChainApp, type Proposal } from './app.js';
@@ -32,6 +33,7 @@ export interface ReplayOptions {
   stakingParams?: StakingParams;
   computeParams?: ComputeParams;
   governanceParams?: GovernanceParams;
+  rentParams?: RentParams;
   log: Logger;
   /** Replays up to this height (default: the source's head). */
   toHeight?: number;
@@ -81,6 +83,7 @@ export async function replayChain(o: ReplayOptions): Promise<ReplayResult> {
       o.log.child({ module: 'app' }),
       o.computeParams ?? defaultComputeParams,
       o.governanceParams ?? defaultGovernanceParams,
+      o.rentParams,
     );
     const last = Math.min(o.toHeight ?? Number.MAX_SAFE_INTEGER, source.head().number);
     for (let height = 1; height <= last; height++) {

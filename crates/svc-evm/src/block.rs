@@ -14,7 +14,7 @@ use revm::database::{OriginalValuesKnown, State};
 use revm::handler::{ExecuteCommitEvm, MainBuilder, MainContext};
 use revm::primitives::eip4844::BLOB_BASE_FEE_UPDATE_FRACTION_PRAGUE;
 use revm::primitives::hardfork::SpecId;
-use revm::{Database, DatabaseCommit};
+use revm::{Database, DatabaseCommit, InspectCommitEvm};
 use svc_primitives::gas::MAX_INITCODE_SIZE;
 use svc_primitives::{
     header_hash, header_time_ms, logs_bloom, recover_authority, mix_hash_with_millis, next_base_fee, receipts_root, transactions_root, prague_header,
@@ -25,6 +25,7 @@ use svc_store::state::{apply_changes, record_slot, record_word, AccountFields, S
 use svc_store::{BlockCommit, StateAt, Store, StoredBlock};
 
 use crate::db::StoreDb;
+use crate::dormancy::{Dormancy, DormancyCheck, DormancyGuard};
 use crate::errors::{invalid_tx_text, ChainError};
 
 /// geth's MaximumExtraDataSize.
@@ -50,8 +51,13 @@ pub struct BlockRequest {
     /// Transactions to system modules, by index in `txs`, with the outcome their module decided.
     /// They are charged and recorded like any transaction but not run in the EVM.
     pub system: Vec<(usize, SystemOutcome)>,
+    /// Balance moves before the first transaction (storage deposits taken and returned).
+    pub pre_moves: Vec<BalanceMove>,
     /// Balance moves after the last transaction: minted rewards, burned slashes.
     pub block_moves: Vec<BalanceMove>,
+    /// Dormant accounts, whose calls revert (docs/rent.md); None when no account is dormant, and
+    /// the block then runs without the guard.
+    pub dormancy: Option<Dormancy>,
     /// System messages the block carries besides its transactions, stored with its body so the
     /// block can be replayed; the modules that decided them record their outcome in state.
     pub messages: Vec<Bytes>,
@@ -248,12 +254,16 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
     let mut rejected = Vec::new();
     let mut deferred = Vec::new();
     let mut gas_used = 0u64;
+    apply_moves(&mut state, &req.pre_moves, None)?;
+    let check = req.dormancy.as_ref().map(|d| DormancyCheck::new(&view, d));
+    let guard = DormancyGuard { check: check.as_ref() };
+    let guarded = check.is_some();
     {
         let mut evm = Context::mainnet()
             .with_db(&mut state)
             .with_block(block_env(&header))
             .with_cfg(cfg_env(chain_id))
-            .build_mainnet();
+            .build_mainnet_with_inspector(guard);
         let mut system: std::collections::HashMap<usize, SystemOutcome> = req.system.into_iter().collect();
         for (index, (raw, sender)) in req.txs.iter().zip(&req.senders).enumerate() {
             let tx = match SignedTransaction::decode(raw) {
@@ -303,7 +313,8 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
                 included_txs.push(tx);
                 continue;
             }
-            let result = match evm.transact_commit(tx_env(&tx, *sender)) {
+            let result = if guarded { evm.inspect_tx_commit(tx_env(&tx, *sender)) } else { evm.transact_commit(tx_env(&tx, *sender)) };
+            let result = match result {
                 Ok(result) => result,
                 Err(EVMError::Transaction(e)) => {
                     rejected.push((tx.hash, invalid_tx_text(&e, *sender)));
@@ -320,6 +331,19 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
             included_txs.push(tx);
         }
     }
+    if let Some(failure) = check.as_ref().and_then(|c| c.failure.borrow_mut().take()) {
+        return Err(ChainError::Evm(format!("reading dormancy records: {failure}")));
+    }
+    // The accounts with code that the block's execution loaded (called, created, or read by
+    // BALANCE / EXTCODE*): what the rent rules count as activity, read by the next block's hooks.
+    let mut active_code: Vec<Address> = state
+        .cache
+        .accounts
+        .iter()
+        .filter(|(_, a)| a.account.as_ref().is_some_and(|p| p.info.code_hash != KECCAK_EMPTY))
+        .map(|(address, _)| *address)
+        .collect();
+    active_code.sort_unstable();
     apply_moves(&mut state, &req.block_moves, None)?;
     let executed = Instant::now();
 
@@ -362,6 +386,7 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
         state: update,
         app_writes: req.app_writes.into_iter().map(|w| (w.key, w.value)).collect(),
         explorer_writes,
+        active_code,
     };
     Ok(FinalizedBlock {
         commit,

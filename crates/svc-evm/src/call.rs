@@ -16,6 +16,7 @@ use svc_store::StateAt;
 use crate::block::{block_env, cfg_env, recovered_authorizations};
 use crate::db::StoreDb;
 use crate::errors::{halt_text, invalid_tx_text, ChainError};
+use crate::dormancy::{DormancyCheck, DormancyGuard};
 use crate::trace::{ValidationTrace, ValidationTracer};
 
 /// geth's estimateGasErrorRatio: stop the search once within 1.5% of the answer.
@@ -88,11 +89,13 @@ struct Caller<'a> {
     header: &'a Header,
     chain_id: u64,
     req: &'a CallRequest,
+    /// Dormant accounts at the head: calls into them revert (docs/rent.md).
+    dormancy: Option<&'a DormancyCheck<'a>>,
 }
 
 impl<'a> Caller<'a> {
     fn new(state: StateAt<'a>, header: &'a Header, chain_id: u64, req: &'a CallRequest) -> Self {
-        Self { db: CacheDB::new(StoreDb { state }), header, chain_id, req }
+        Self { db: CacheDB::new(StoreDb { state }), header, chain_id, req, dormancy: None }
     }
 
     fn sender(&self) -> Address {
@@ -158,6 +161,15 @@ impl<'a> Caller<'a> {
             Err(text) => return Ok(Run::Invalid(text)),
         };
         let sender = self.sender();
+        if let Some(check) = self.dormancy {
+            let guard = DormancyGuard { check: Some(check) };
+            let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector(guard);
+            let result = evm.inspect_tx(tx).map(|o| o.result);
+            if let Some(failure) = check.failure.borrow_mut().take() {
+                return Err(ChainError::Evm(format!("reading dormancy records: {failure}")));
+            }
+            return settle(result, sender);
+        }
         let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet();
         settle(evm.transact(tx).map(|o| o.result), sender)
     }
@@ -218,7 +230,7 @@ fn outcome(run: Run) -> CallOutcome {
 }
 
 /// eth_call on `state` with `header` as the block context.
-pub fn call(state: StateAt<'_>, header: &Header, chain_id: u64, rpc_gas_cap: u64, req: &CallRequest) -> Result<CallOutcome, ChainError> {
+pub fn call<'a>(state: StateAt<'a>, header: &'a Header, chain_id: u64, rpc_gas_cap: u64, req: &'a CallRequest, dormancy: Option<&'a DormancyCheck<'a>>) -> Result<CallOutcome, ChainError> {
     let gas = match req.gas {
         Some(g) if rpc_gas_cap > 0 => g.min(rpc_gas_cap),
         Some(g) => g,
@@ -226,6 +238,7 @@ pub fn call(state: StateAt<'_>, header: &Header, chain_id: u64, rpc_gas_cap: u64
         None => header.gas_limit,
     };
     let mut caller = Caller::new(state, header, chain_id, req);
+    caller.dormancy = dormancy;
     Ok(outcome(caller.run(gas)?))
 }
 
@@ -234,14 +247,16 @@ fn failure(status: CallStatus, output: Bytes, error: String) -> EstimateOutcome 
 }
 
 /// eth_estimateGas: geth's search (balance cap, try at the cap, optimistic guess, bisection).
-pub fn estimate_gas(
-    state: StateAt<'_>,
-    header: &Header,
+pub fn estimate_gas<'a>(
+    state: StateAt<'a>,
+    header: &'a Header,
     chain_id: u64,
     rpc_gas_cap: u64,
-    req: &CallRequest,
+    req: &'a CallRequest,
+    dormancy: Option<&'a DormancyCheck<'a>>,
 ) -> Result<EstimateOutcome, ChainError> {
     let mut caller = Caller::new(state, header, chain_id, req);
+    caller.dormancy = dormancy;
     let mut hi = match req.gas {
         Some(g) if g >= TX_GAS => g,
         _ => header.gas_limit,

@@ -37,6 +37,8 @@ pub struct Chain {
     producing: Mutex<()>,
     /// The block finalized and waiting for its commit (at most one, as in ABCI).
     finalized: Mutex<Option<FinalizedBlock>>,
+    /// Where the rent module records dormant accounts: calls at the head into them revert.
+    dormancy_prefix: parking_lot::RwLock<Option<Vec<u8>>>,
 }
 
 impl Chain {
@@ -66,7 +68,7 @@ impl Chain {
             }
             Some(_) => {}
         }
-        let chain = Self { store, chain_id: genesis.chain_id, config, producing: Mutex::new(()), finalized: Mutex::new(None) };
+        let chain = Self { store, chain_id: genesis.chain_id, config, producing: Mutex::new(()), finalized: Mutex::new(None), dormancy_prefix: parking_lot::RwLock::new(None) };
         // A new database indexes its genesis block; an older one is brought up to date by index_stored_block.
         chain.index_stored_block(0)?;
         Ok(chain)
@@ -202,12 +204,29 @@ impl Chain {
         Ok(view.block(number)?.ok_or_else(|| ChainError::Invalid(format!("header not found: block {number}")))?.header)
     }
 
+    /// Sets where dormant accounts are recorded (the rent module's prefix); calls at the head then
+    /// revert when they reach one, as they do in blocks.
+    pub fn set_dormancy_prefix(&self, prefix: Option<Vec<u8>>) {
+        *self.dormancy_prefix.write() = prefix;
+    }
+
+    /// The dormancy a call on `state` honours: at the head, when any account is dormant.
+    fn dormancy_at(&self, view: &ReadView, state: &StateAt<'_>) -> Result<Option<crate::dormancy::Dormancy>, ChainError> {
+        let Some(prefix) = self.dormancy_prefix.read().clone() else { return Ok(None) };
+        if !matches!(state, StateAt::Latest(_)) || !view.has_app_prefix(&prefix)? {
+            return Ok(None);
+        }
+        Ok(Some(crate::dormancy::Dormancy { prefix, dormant: Vec::new(), reactivated: Vec::new() }))
+    }
+
     /// eth_call on the state after block `number`, in that block's context.
     pub fn call(&self, req: &CallRequest, number: u64) -> Result<CallOutcome, ChainError> {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
-        call::call(state, &header, self.chain_id, self.config.rpc_gas_cap, req)
+        let dormancy = self.dormancy_at(&view, &state)?;
+        let check = dormancy.as_ref().map(|d| crate::dormancy::DormancyCheck::new(&view, d));
+        call::call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, check.as_ref())
     }
 
     /// A call watched by the validation tracer on the state after block `number`, with code overrides.
@@ -223,6 +242,8 @@ impl Chain {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
-        call::estimate_gas(state, &header, self.chain_id, self.config.rpc_gas_cap, req)
+        let dormancy = self.dormancy_at(&view, &state)?;
+        let check = dormancy.as_ref().map(|d| crate::dormancy::DormancyCheck::new(&view, d));
+        call::estimate_gas(state, &header, self.chain_id, self.config.rpc_gas_cap, req, check.as_ref())
     }
 }

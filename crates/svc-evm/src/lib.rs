@@ -4,12 +4,14 @@ pub mod block;
 pub mod call;
 pub mod chain;
 pub mod db;
+pub mod dormancy;
 pub mod errors;
 pub mod genesis;
 pub mod trace;
 mod index;
 
 pub use block::{precheck, BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, Skip, SystemOutcome, TxCheck};
+pub use dormancy::Dormancy;
 pub use call::{CallOutcome, CallRequest, CallStatus, EstimateOutcome};
 pub use trace::{CodeAccess, FrameKind, StorageAccess, TraceFrame, ValidationTrace};
 pub use chain::{Chain, ChainConfig};

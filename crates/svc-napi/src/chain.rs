@@ -589,6 +589,16 @@ impl Chain {
         })
     }
 
+    /// Where the rent module records dormant accounts (`prefix` ++ lowercase hex address): eth_call and
+    /// eth_estimateGas at the head then revert calls into them, as blocks do.
+    #[napi]
+    pub fn set_dormancy_prefix(&self, prefix: Buffer) -> napi::Result<()> {
+        guarded(|| {
+            self.chain()?.set_dormancy_prefix(Some(prefix.to_vec()));
+            Ok(())
+        })
+    }
+
     /// A value the application modules committed with a block.
     #[napi]
     pub fn get_app_value(&self, key: Buffer) -> napi::Result<Option<Buffer>> {
@@ -611,6 +621,15 @@ impl Chain {
         guarded(|| {
             let changes = self.view()?.block_slot_changes(to_count(number, "block number")?).map_err(js_error)?;
             Ok(changes.into_iter().map(|(a, n)| SlotCount { address: Buffer::from(a.as_slice().to_vec()), count: n as i64 }).collect())
+        })
+    }
+
+    /// The accounts with code that block `number`'s execution loaded (called, created or read), ascending.
+    #[napi]
+    pub fn block_active_code(&self, number: i64) -> napi::Result<Vec<Buffer>> {
+        guarded(|| {
+            let active = self.view()?.block_active_code(to_count(number, "block number")?).map_err(js_error)?;
+            Ok(active.into_iter().map(|a| Buffer::from(a.as_slice().to_vec())).collect())
         })
     }
 
@@ -695,8 +714,19 @@ fn block_request(req: ProduceBlockRequest) -> napi::Result<BlockRequest> {
         senders,
         app_writes,
         system: req.system.unwrap_or_default().into_iter().map(system_outcome).collect::<napi::Result<Vec<_>>>()?,
+        pre_moves: req.pre_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
         block_moves: req.block_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
         messages: req.messages.unwrap_or_default().iter().map(|m| Bytes::from(m.to_vec())).collect(),
+        dormancy: req
+            .dormancy
+            .map(|d| -> napi::Result<svc_evm::Dormancy> {
+                Ok(svc_evm::Dormancy {
+                    prefix: d.prefix.to_vec(),
+                    dormant: d.dormant.iter().map(|a| to_address(a, "dormant")).collect::<napi::Result<Vec<_>>>()?,
+                    reactivated: d.reactivated.iter().map(|a| to_address(a, "reactivated")).collect::<napi::Result<Vec<_>>>()?,
+                })
+            })
+            .transpose()?,
     })
 }
 

@@ -114,10 +114,23 @@ pub struct ProduceBlockRequest {
     pub app_writes: Option<Vec<AppWrite>>,
     /// Outcomes of the transactions addressed to system modules, decided by their module.
     pub system: Option<Vec<SystemTxOutcome>>,
+    /// Balance moves before the first transaction (storage deposits taken and returned).
+    pub pre_moves: Option<Vec<BalanceMoveJs>>,
     /// Balance moves after the last transaction (minted rewards, burned slashes).
     pub block_moves: Option<Vec<BalanceMoveJs>>,
     /// System messages the block carries besides its transactions, stored with its body.
     pub messages: Option<Vec<Buffer>>,
+    /// Dormant accounts, whose calls revert; absent when none is dormant.
+    pub dormancy: Option<DormancyJs>,
+}
+
+/// Which accounts a block treats as dormant: the records under `prefix` (the parent's) with the
+/// block's own changes.
+#[napi(object, js_name = "Dormancy")]
+pub struct DormancyJs {
+    pub prefix: Buffer,
+    pub dormant: Vec<Buffer>,
+    pub reactivated: Vec<Buffer>,
 }
 
 #[napi(object)]

@@ -32,15 +32,18 @@ pub const CF_SLOT_COUNTS: &str = "slot_counts";
 /// Block number -> the accounts whose slot count the block changed, each with its new count
 /// (20-byte address ++ u64 big-endian, ascending by address): what a block hook reads of its parent.
 pub const CF_SLOT_CHANGES: &str = "slot_changes";
+/// Block number -> the accounts with code that the block's execution loaded (20-byte addresses,
+/// ascending): the activity the rent rules read of a block's parent.
+pub const CF_ACTIVE_CODE: &str = "active_code";
 
 /// The explorer's indexes (address history, token transfers, holders, charts), derived from blocks.
 pub const CF_EXPLORER: &str = "explorer";
 /// Explorer users: accounts, refresh token families, API keys (as hashes), watchlists.
 pub const CF_USERS: &str = "users";
 
-pub const ALL_CFS: [&str; 15] = [
+pub const ALL_CFS: [&str; 16] = [
     CF_ACCOUNTS, CF_STORAGE, CF_CODE, CF_TRIE, CF_HEADERS, CF_BODIES, CF_RECEIPTS,
-    CF_HASH_TO_NUMBER, CF_TX_INDEX, CF_META, CF_APP, CF_SLOT_COUNTS, CF_SLOT_CHANGES, CF_EXPLORER, CF_USERS,
+    CF_HASH_TO_NUMBER, CF_TX_INDEX, CF_META, CF_APP, CF_SLOT_COUNTS, CF_SLOT_CHANGES, CF_ACTIVE_CODE, CF_EXPLORER, CF_USERS,
 ];
 
 /// Column families written outside block commits, by the node's own services (not consensus state).

@@ -46,6 +46,8 @@ pub struct BlockCommit {
     pub app_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
     /// The explorer's index records of this block (None deletes), written in the same batch.
     pub explorer_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    /// The accounts with code that the block's execution loaded, ascending.
+    pub active_code: Vec<Address>,
 }
 
 /// The RocksDB database of one data directory.
@@ -263,6 +265,10 @@ impl Store {
         }
         if !changed.is_empty() {
             batch.put_cf(cf(db, CF_SLOT_CHANGES), nkey, changed);
+        }
+        if !block.active_code.is_empty() {
+            let active: Vec<u8> = block.active_code.iter().flat_map(|a| a.as_slice().iter().copied()).collect();
+            batch.put_cf(cf(db, CF_ACTIVE_CODE), nkey, active);
         }
         let code = cf(db, CF_CODE);
         for (hash, bytes) in &state.code {
@@ -485,6 +491,15 @@ impl ReadView {
             .collect()
     }
 
+    /// The accounts with code that block `number`'s execution loaded, ascending by address.
+    pub fn block_active_code(&self, number: u64) -> StoreResult<Vec<Address>> {
+        let Some(bytes) = self.get(CF_ACTIVE_CODE, number_key(number))? else { return Ok(Vec::new()) };
+        if bytes.len() % 20 != 0 {
+            return Err(StoreError::Corrupt(format!("active code of block {number}: {} bytes", bytes.len())));
+        }
+        Ok(bytes.chunks_exact(20).map(Address::from_slice).collect())
+    }
+
     /// Every account of the flat state with its non-zero storage, in address order.
     pub fn flat_state(&self) -> StoreResult<Vec<FlatAccount>> {
         let mut out: Vec<FlatAccount> = Vec::new();
@@ -511,6 +526,15 @@ impl ReadView {
     }
 
     /// Every application key/value whose key starts with `prefix`, in key order.
+    /// Whether any application value lies under `prefix` at this view (one seek).
+    pub fn has_app_prefix(&self, prefix: &[u8]) -> StoreResult<bool> {
+        let mode = IteratorMode::From(prefix, rocksdb::Direction::Forward);
+        match self.snapshot.iterator_cf(cf(&self.db, CF_APP), mode).next() {
+            Some(item) => Ok(item?.0.starts_with(prefix)),
+            None => Ok(false),
+        }
+    }
+
     pub fn app_entries(&self, prefix: &[u8]) -> StoreResult<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut out = Vec::new();
         let mode = IteratorMode::From(prefix, rocksdb::Direction::Forward);

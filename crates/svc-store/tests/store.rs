@@ -42,6 +42,7 @@ fn commit(store: &Store, changes: StateChanges, receipts: Vec<TxReceipt>) -> (B2
         state: update,
         app_writes: Vec::new(),
         explorer_writes: Vec::new(),
+        active_code: Vec::new(),
     };
     if parent.is_none() {
         store.commit_genesis(block, 9000).unwrap();

@@ -3,12 +3,12 @@
 // hold these same objects, so a change applied at an epoch's first block is what every rule reads
 // from that block on; reload() puts them back to the head's records after a failed block.
 // A parameter lives in params.ts (its genesis value, its governable range); this file only copies.
-import { governableParam, type ChainRules, type ComputeParams, type GovernableParam, type GovernanceParams, type StakingParams } from '../../params.js';
+import { governableParam, type ChainRules, type ComputeParams, type GovernableParam, type GovernanceParams, type RentParams, type StakingParams } from '../../params.js';
 import { assertParams } from '../staking/ledger.js';
 import type { ParamChange } from './types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-type RuleSet = 'staking' | 'compute' | 'governance' | 'chain';
+type RuleSet = 'staking' | 'compute' | 'governance' | 'chain' | 'rent';
 
 /** The genesis values every live object starts from. */
 export interface GenesisParams {
@@ -16,6 +16,7 @@ export interface GenesisParams {
   compute: ComputeParams;
   governance: GovernanceParams;
   chain: ChainRules;
+  rent: RentParams;
 }
 
 /** An epoch-length change's anchor (modules/staking/epoch.ts). */
@@ -26,17 +27,19 @@ export class LiveParams {
   readonly compute: ComputeParams;
   readonly governance: GovernanceParams;
   readonly chain: ChainRules;
+  readonly rent: RentParams;
 
   constructor(private readonly genesis: GenesisParams) {
     this.staking = { ...genesis.staking };
     this.compute = { ...genesis.compute };
     this.governance = { ...genesis.governance };
     this.chain = { ...genesis.chain };
+    this.rent = { ...genesis.rent };
   }
 
   /** Sets every live object to the genesis values with `overrides` (`<module>.<key>` -> value) and the epoch anchor on top. */
   reset(overrides: Readonly<Record<string, bigint>>, anchor: EpochAnchor | undefined): void {
-    for (const set of ['staking', 'compute', 'governance', 'chain'] as const) {
+    for (const set of ['staking', 'compute', 'governance', 'chain', 'rent'] as const) {
       const target = this[set] as unknown as Record<string, unknown>;
       for (const key of Object.keys(target)) if (!(key in this.genesis[set])) delete target[key];
       Object.assign(target, this.genesis[set]);
@@ -73,7 +76,7 @@ export class LiveParams {
     }
     const staking = { ...this.staking } as Record<string, unknown>;
     const compute = { ...this.compute } as Record<string, unknown>;
-    const sets: Record<RuleSet, Record<string, unknown>> = { staking, compute, governance: { ...this.governance }, chain: { ...this.chain } };
+    const sets: Record<RuleSet, Record<string, unknown>> = { staking, compute, governance: { ...this.governance }, chain: { ...this.chain }, rent: { ...this.rent } };
     for (const c of [...pending, ...changes]) {
       const g = governableParam(c.name)!;
       this.write(sets[g.module], g, c.value);

@@ -74,7 +74,10 @@ export interface ModuleOutcome {
 
 /** What a block hook did to balances and supply. */
 export interface HookResult {
+  /** Moves after the block's transactions. */
   moves: BalanceMove[];
+  /** Moves before the block's first transaction (beginBlock only: storage deposits). */
+  preMoves?: BalanceMove[];
   /** Native tokens created (rewards). */
   minted: bigint;
   /** Native tokens destroyed (slashes). */

@@ -156,7 +156,7 @@ export class ModuleRegistry {
   }
 
   private observed(module: string, r: HookResult): HookResult {
-    this.observeMoves(module, r.moves);
+    this.observeMoves(module, [...(r.preMoves ?? []), ...r.moves]);
     return r;
   }
 
@@ -177,6 +177,7 @@ export class ModuleRegistry {
 function sum(results: HookResult[]): HookResult {
   return {
     moves: results.flatMap((r) => r.moves),
+    preMoves: results.flatMap((r) => r.preMoves ?? []),
     minted: results.reduce((a, r) => a + r.minted, 0n),
     burned: results.reduce((a, r) => a + r.burned, 0n),
   };

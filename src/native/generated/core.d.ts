@@ -61,6 +61,11 @@ export declare class Chain {
   getLogs(filter: LogFilter): Promise<LogQueryResult>
   getBlockLogs(blockNumber: number): Record<string, unknown>[]
   feeHistory(newestBlock: number, blockCount: number, rewardPercentiles: Array<number>): FeeHistoryResult
+  /**
+   * Where the rent module records dormant accounts (`prefix` ++ lowercase hex address): eth_call and
+   * eth_estimateGas at the head then revert calls into them, as blocks do.
+   */
+  setDormancyPrefix(prefix: Buffer): void
   /** A value the application modules committed with a block. */
   getAppValue(key: Buffer): Buffer | null
   /**
@@ -70,6 +75,8 @@ export declare class Chain {
   storageSlotCount(address: Buffer): number
   /** The accounts whose slot count block `number` changed, with their new counts, ascending by address. */
   blockSlotChanges(number: number): Array<SlotCount>
+  /** The accounts with code that block `number`'s execution loaded (called, created or read), ascending. */
+  blockActiveCode(number: number): Array<Buffer>
   /** Every value the application modules committed under `prefix`, in key order, at the head. */
   getAppEntries(prefix: Buffer): Array<AppEntry>
   /** Indexes stored block `number` for the explorer when the index has reached the block before it, on the backfill lane. */
@@ -242,6 +249,16 @@ export interface DecodedTx {
 export interface DecodeOutcome {
   tx?: DecodedTx
   error?: string
+}
+
+/**
+ * Which accounts a block treats as dormant: the records under `prefix` (the parent's) with the
+ * block's own changes.
+ */
+export interface Dormancy {
+  prefix: Buffer
+  dormant: Array<Buffer>
+  reactivated: Array<Buffer>
 }
 
 /** One signature to verify. */
@@ -516,10 +533,14 @@ export interface ProduceBlockRequest {
   appWrites?: Array<AppWrite>
   /** Outcomes of the transactions addressed to system modules, decided by their module. */
   system?: Array<SystemTxOutcome>
+  /** Balance moves before the first transaction (storage deposits taken and returned). */
+  preMoves?: Array<BalanceMoveJs>
   /** Balance moves after the last transaction (minted rewards, burned slashes). */
   blockMoves?: Array<BalanceMoveJs>
   /** System messages the block carries besides its transactions, stored with its body. */
   messages?: Array<Buffer>
+  /** Dormant accounts, whose calls revert; absent when none is dormant. */
+  dormancy?: DormancyJs
 }
 
 export interface ProducedBlock {

@@ -1,6 +1,6 @@
 // eth_call and eth_estimateGas: run a message on a block's state without making a transaction.
 import { core, type CallResult, type EstimateResult } from '../../native/index.js';
-import { toAddress, type ModuleOutcome } from '../../modules/kernel/module.js';
+import { revertData, toAddress, type ModuleOutcome } from '../../modules/kernel/module.js';
 import { rpc } from '../../params.js';
 import { stateBlockNumber } from '../block-tags.js';
 import { ExecutionError, ExecutionRevertedError, HistoricalStateUnavailableError, InvalidArgumentError } from '../errors.js';
@@ -49,6 +49,15 @@ function simulateModule(ctx: RpcContext, call: ParsedCall, blockNumber: number):
   return outcome;
 }
 
+/** A call at the head from or to a dormant account reverts as a transaction would be refused (docs/rent.md). */
+async function checkDormant(ctx: RpcContext, call: ParsedCall, blockNumber: number): Promise<void> {
+  const { app, chain } = ctx.services;
+  if (!app.rent.anyDormant || blockNumber !== chain.head().number) return;
+  await app.settled();
+  const refusal = app.dormantRefusal(call.request.from ?? Buffer.alloc(20), call.request.to ?? null);
+  if (refusal !== null) throw new ExecutionRevertedError(refusal, toData(revertData(refusal)));
+}
+
 function isModuleCall(ctx: RpcContext, call: ParsedCall): boolean {
   if (!ctx.services.app.modules.isModule(call.request.to)) return false;
   // A module decides its calls without the EVM: it cannot apply EIP-7702 delegations.
@@ -78,6 +87,7 @@ export const callMethods: MethodTable = {
       return toData(outcome.returnData);
     }
     const n = stateBlockNumber(chain, block);
+    await checkDormant(ctx, call, n);
     const result = await readStateAsync(n, () => chain.call(call.request, n));
     if (result.status !== 'success') throw failure(result);
     return toData(result.output);
@@ -95,6 +105,7 @@ export const callMethods: MethodTable = {
       return toQuantity(outcome.gasUsed);
     }
     const n = stateBlockNumber(chain, block);
+    await checkDormant(ctx, call, n);
     const result = await readStateAsync(n, () => chain.estimateGas(call.request, n));
     if (result.status !== 'success') throw failure(result);
     return toQuantity(result.gas);
