@@ -46,6 +46,7 @@ const TREASURY = Buffer.from(systemParams.treasuryAddress.slice(2), 'hex');
 const COMPUTE = Buffer.from(systemParams.computeAddress.slice(2), 'hex');
 const GOVERNANCE = Buffer.from(systemParams.governanceAddress.slice(2), 'hex');
 const BRIDGE = Buffer.from(systemParams.bridgeAddress.slice(2), 'hex');
+const RENT = Buffer.from(systemParams.rentAddress.slice(2), 'hex');
 
 /** viem's Multicall3 creation bytecode, read from its sources (viem exports it from no entry point). */
 function viemMulticall3Bytecode(): string {
@@ -99,8 +100,8 @@ describe('built-in genesis of the devnet', () => {
 
   it('allocates the 10 dev accounts, Multicall3, the ERC-4337 contracts, the system modules, the faucet and the bundler, sorted by address', () => {
     const g = devGenesis('devnet');
-    // 10 dev accounts, Multicall3, 2 EntryPoints and 2 SimpleAccountFactories, 5 system modules, the faucet, the bundler.
-    assert.equal(g.alloc.length, 22);
+    // 10 dev accounts, Multicall3, 2 EntryPoints and 2 SimpleAccountFactories, 6 system modules, the faucet, the bundler.
+    assert.equal(g.alloc.length, 23);
     const bridge = g.alloc.find((a) => a.address.equals(BRIDGE))!;
     assert.equal(bridge.balance, 0n);
     assert.deepEqual(bridge.code, Buffer.from([0xfe]));
@@ -179,10 +180,10 @@ describe('built-in genesis of the testnet: no public key holds anything', () => 
     assert.equal(balanceOf(VALIDATOR), chainParams.testnetValidatorBalance);
     assert.equal(balanceOf(FAUCET), faucetParams.genesisBalance);
     assert.equal(balanceOf(systemParams.stakingAddress), systemParams.devGenesisValidator.selfStake);
-    // The validator, the faucet, Multicall3, the four ERC-4337 contracts and the five system modules.
-    assert.equal(spec.alloc.length, 12);
+    // The validator, the faucet, Multicall3, the four ERC-4337 contracts and the six system modules.
+    assert.equal(spec.alloc.length, 13);
     const { faucetAddress: _, ...withoutFaucet } = testnet;
-    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 11, 'no faucet address, no faucet account');
+    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 12, 'no faucet address, no faucet account');
   });
 
   it('is a function of the configuration: the same settings give the same genesis, other settings another', () => {
@@ -288,21 +289,22 @@ describe('mainnet genesis', () => {
       assert.equal(g.timestamp, 1767225600);
       assert.equal(g.gasLimit, chainParams.blockGasLimit);
       assert.equal(g.extraData.toString(), 'svc');
-      // The file's two accounts, Multicall3, and the staking, treasury, compute, governance and bridge accounts (empty: no validators given).
-      assert.equal(g.alloc.length, 8);
+      // The file's two accounts, Multicall3, and the staking, treasury, compute, governance, bridge and rent accounts (empty: no validators given).
+      assert.equal(g.alloc.length, 9);
       assert.ok(g.alloc[0]!.address.equals(STAKING) && g.alloc[0]!.balance === 0n);
       assert.ok(g.alloc[1]!.address.equals(TREASURY));
       assert.ok(g.alloc[2]!.address.equals(COMPUTE) && g.alloc[2]!.balance === 0n);
       assert.ok(g.alloc[3]!.address.equals(GOVERNANCE) && g.alloc[3]!.balance === 0n);
       assert.ok(g.alloc[4]!.address.equals(BRIDGE) && g.alloc[4]!.balance === 0n);
-      assert.equal(g.alloc[5]!.balance, 10n ** 21n);
-      const second = g.alloc[6]!;
+      assert.ok(g.alloc[5]!.address.equals(RENT) && g.alloc[5]!.balance === 0n);
+      assert.equal(g.alloc[6]!.balance, 10n ** 21n);
+      const second = g.alloc[7]!;
       assert.equal(second.balance, 16n);
       assert.equal(second.nonce, 1n);
       assert.equal(second.code!.toString('hex'), '6000');
       assert.equal(second.storage![0]!.slot.toString('hex'), '00'.repeat(31) + '01');
       assert.equal(second.storage![0]!.value.toString('hex'), '00'.repeat(31) + '2a');
-      assert.ok(g.alloc[7]!.address.equals(MULTICALL3));
+      assert.ok(g.alloc[8]!.address.equals(MULTICALL3));
       for (const account of devAccounts()) assert.ok(!g.alloc.some((a) => a.address.equals(account.addressBytes)));
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -315,7 +317,7 @@ describe('mainnet genesis', () => {
       9001,
       'inline',
     );
-    const own = g.alloc.filter((a) => ![STAKING, TREASURY, COMPUTE, GOVERNANCE, BRIDGE].some((m) => a.address.equals(m)));
+    const own = g.alloc.filter((a) => ![STAKING, TREASURY, COMPUTE, GOVERNANCE, BRIDGE, RENT].some((m) => a.address.equals(m)));
     assert.equal(own.length, 1);
     assert.equal(own[0]!.balance, 5n);
     assert.equal(own[0]!.initCode, undefined);
