@@ -25,6 +25,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import WebSocket from 'ws';
 import { devGenesis, devGenesisValidators } from '../src/chain/genesis.js';
 import { replayChain } from '../src/chain/replay.js';
 import { epochOfHeight } from '../src/modules/staking/epoch.js';
@@ -164,6 +165,22 @@ describe('account rent', { timeout: 240_000 }, () => {
 
   it('makes a 100-slot contract dormant, refuses its calls, and reactivates it exactly as it was', async () => {
     const c = await deploy();
+    // svcRentEvents for this contract only, on the node's WebSocket endpoint.
+    const events: Record<string, unknown>[] = [];
+    const socket = new WebSocket(node.wsUrl);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    const subscribed = new Promise<string>((resolve, reject) => {
+      socket.on('message', (data: WebSocket.RawData) => {
+        const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string }; params?: { result: Record<string, unknown> } };
+        if (msg.id === 1) return msg.error ? reject(new Error(msg.error.message)) : resolve(msg.result as string);
+        if (msg.params) events.push(msg.params.result);
+      });
+    });
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['svcRentEvents', { address: c }] }));
+    assert.match(await subscribed, /^0x[0-9a-f]+$/);
     await send(owner, c, '0x', 5n); // a balance no deposit can come out of (less than one slot)
     const written = await set(c, 0n, 100n, 7n);
     const callerHash = await owner.deployContract({ abi: caller.abi, bytecode: caller.bytecode });
@@ -230,6 +247,34 @@ describe('account rent', { timeout: 240_000 }, () => {
     const ok = decodeEventLog({ abi: caller.abi, ...again.logs[0]! }) as unknown as { args: { ok: boolean; data: Hex } };
     assert.equal(ok.args.ok, true);
     assert.equal(BigInt(ok.args.data), 700n);
+
+    // The subscription sent both changes, in block order.
+    await waitFor('the reactivation event', async () => (events.length >= 2 ? true : undefined), 10_000, 20);
+    socket.close();
+    assert.equal(events.length, 2);
+    assert.deepEqual(events[0], { event: 'dormant', account: c.toLowerCase(), epoch: events[0]!.epoch, blockNumber: events[0]!.blockNumber, rentOwed: events[0]!.rentOwed });
+    assert.ok(BigInt(events[0]!.rentOwed as string) > RENT.dormancyOwedLimit);
+    assert.equal(Number(events[0]!.epoch) % 1, 0);
+    assert.equal(Number(events[0]!.blockNumber) % STAKING.epochLengthBlocks, 0, 'dormancy comes at an epoch start');
+    assert.deepEqual(events[1], {
+      event: 'reactivated',
+      account: c.toLowerCase(),
+      epoch: `0x${epochOf(r.blockNumber).toString(16)}`,
+      blockNumber: `0x${r.blockNumber.toString(16)}`,
+      payer: payer.account.address.toLowerCase(),
+      rentPaid: `0x${event.args.rentPaid.toString(16)}`,
+      fee: `0x${RENT.reactivationFee.toString(16)}`,
+      transactionHash: r.transactionHash,
+    });
+
+    // The explorer's address page carries the same rent fields (read within one epoch: the rent owed grows with it).
+    for (let attempt = 0; ; attempt++) {
+      const page = (await (await fetch(`${node.explorerUrl}/api/v1/addresses/${c}`)).json()) as { data: { rent: Record<string, unknown> } };
+      const { address: _a, ...fields } = await rentInfo(c);
+      if (page.data.rent.currentEpoch !== fields.currentEpoch && attempt < 5) continue;
+      assert.deepEqual(page.data.rent, { ...fields, exempt: false });
+      break;
+    }
   });
 
   it('keeps exempt contracts out of rent and answers bad input with -32602', async () => {

@@ -1,6 +1,7 @@
 // Addresses: chain state at the head plus the index's history of the address.
 import { ENTRY_POINT_VERSIONS, USER_OPERATION_EVENT } from '../../chain/user-operation-events.js';
 import { toAddress } from '../../modules/kernel/module.js';
+import type { AccountRentInfo } from '../../modules/rent/types.js';
 import { rpc as rpcParams } from '../../params.js';
 import type { Handler } from '../definition.js';
 import type { AddressRole } from '../indexer/records.js';
@@ -10,6 +11,7 @@ import { be, readBe } from '../store.js';
 import { addr, logView, num, tokenView, transferView, txSummaryView, userOperationView } from '../views.js';
 
 const bytesOf = (a: string) => Buffer.from(a.slice(2), 'hex');
+const rentFields = ({ address: _a, ...fields }: AccountRentInfo) => fields;
 const limitOf = (q: Record<string, unknown>) => (q.limit as number | undefined) ?? PAGE.defaultLimit;
 /** Blocks one page of logs looks through before it stops short. */
 const LOG_SCAN_BLOCKS = 10_000;
@@ -40,6 +42,8 @@ export const addressHandlers: Record<string, Handler> = {
       validator: validator ? { moniker: validator.moniker, status: validator.status, stake: validator.tokens.toString() } : null,
       transactions: counters?.transactions ?? 0,
       tokenTransfers: counters?.tokenTransfers ?? 0,
+      // svc_getAccountRentInfo's fields (docs/rent.md), and whether the account is exempt.
+      rent: { ...rentFields(app.rent.info(toAddress(key), app.staking.state.currentEpoch)), exempt: app.rent.isExempt(toAddress(key)) },
     };
   },
 

@@ -9,6 +9,7 @@ import { ws as wsParams } from '../../params.js';
 import { ValidatorWatch } from '../../modules/staking/changes.js';
 import { explorerProposalEventView } from '../handlers/governance.js';
 import { bridgeEventView } from '../../bridge/views.js';
+import { rentEventView } from '../../modules/rent/module.js';
 import { validatorView } from '../handlers/network.js';
 import { addressKey } from '../indexer/records.js';
 import type { ExplorerServices } from '../definition.js';
@@ -101,7 +102,13 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
   const sweep = setInterval(dropSlow, SLOW_SWEEP_MS);
   sweep.unref();
 
-  const publishBlock = (number: number, validatorChanges: Record<string, unknown>[], proposalEvents: Record<string, unknown>[], bridgeEvents: Record<string, unknown>[]): void => {
+  const publishBlock = (
+    number: number,
+    validatorChanges: Record<string, unknown>[],
+    proposalEvents: Record<string, unknown>[],
+    bridgeEvents: Record<string, unknown>[],
+    rentEvents: Record<string, unknown>[],
+  ): void => {
     const { chain } = node;
     if (members('blocks:new_block') > 0) {
       const block = chain.getBlockSummary({ number });
@@ -153,6 +160,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     for (const change of validatorChanges) publish('validators:changes', FIXED_ROOMS['validators:changes'], change);
     for (const event of proposalEvents) publish('governance:proposals', FIXED_ROOMS['governance:proposals'], event);
     for (const event of bridgeEvents) publish('bridge:events', FIXED_ROOMS['bridge:events'], event);
+    for (const event of rentEvents) publish('rent:events', FIXED_ROOMS['rent:events'], event);
     dropSlow();
   };
 
@@ -195,6 +203,15 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     } catch (err) {
       feedLog.error({ err, number }, 'live feed could not read bridge events');
     }
+    // Accounts made dormant and reactivated in the block.
+    let rentEvents: Record<string, unknown>[] = [];
+    try {
+      if (members('rent:events') > 0) {
+        rentEvents = node.app.rent.lastBlockEvents.filter((e) => e.height === number).map((e) => rentEventView(e, { amount: (v) => v.toString(), quantity: (v) => v }));
+      }
+    } catch (err) {
+      feedLog.error({ err, number }, 'live feed could not read rent events');
+    }
     queue = queue
       .then(async () => {
         if (closed) return;
@@ -204,7 +221,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
           feedLog.warn({ number, indexed: indexer.indexedHeight() }, 'live feed: block not indexed, not published');
           return;
         }
-        publishBlock(number, changes, proposalEvents, bridgeEvents);
+        publishBlock(number, changes, proposalEvents, bridgeEvents, rentEvents);
       })
       .catch((err: unknown) => feedLog.error({ err, number }, 'live feed could not publish a block'));
   };

@@ -8,6 +8,7 @@ export const FIXED_ROOMS = {
   'validators:changes': 'validator_change',
   'governance:proposals': 'proposal_event',
   'bridge:events': 'bridge_event',
+  'rent:events': 'rent_event',
 } as const;
 import { SvcError } from '../../errors.js';
 

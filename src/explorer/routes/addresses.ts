@@ -12,10 +12,30 @@ const definitions: RouteDef[] = [
     method: 'GET',
     path: '/addresses/{address}',
     category: 'Addresses',
-    summary: 'Balance, nonce, whether it is a contract (with its creation), token and validator facts, and counters.',
+    summary: 'Balance, nonce, whether it is a contract (with its creation), token and validator facts, counters, and its storage rent (deposit, slots, activity, dormancy, rent owed).',
     auth: 'public',
     params: [address],
-    response: { type: 'object', properties: { address: { type: 'string' }, balance: { type: 'string' }, isContract: { type: 'boolean' } } },
+    response: {
+      type: 'object',
+      properties: {
+        address: { type: 'string' },
+        balance: { type: 'string' },
+        isContract: { type: 'boolean' },
+        rent: {
+          type: 'object',
+          properties: {
+            storageDeposit: { type: 'string' },
+            storageSlotCount: { type: 'integer' },
+            lastActiveEpoch: { type: 'integer' },
+            isDormant: { type: 'boolean' },
+            rentOwed: { type: 'string' },
+            currentEpoch: { type: 'integer' },
+            reactivationFee: { type: 'string' },
+            exempt: { type: 'boolean' },
+          },
+        },
+      },
+    },
   },
   {
     id: 'getAddressCounters',

@@ -60,7 +60,7 @@ export function parseSubscription(params: unknown[]): SubscriptionFilter {
   if (typeof kind !== 'string') throw new InvalidArgumentError(0, 'expected a subscription name string');
   if (!isKind(kind)) throw new UnknownSubscriptionKindError(kind);
   const option = params[1];
-  const takesOption = kind === 'logs' || kind === 'newPendingTransactions' || kind === 'svcValidatorStatus' || kind === 'svcInferenceProofs';
+  const takesOption = kind === 'logs' || kind === 'newPendingTransactions' || kind === 'svcValidatorStatus' || kind === 'svcInferenceProofs' || kind === 'svcRentEvents';
   if (params.length > (takesOption ? 2 : 1)) throw new TooManyArgumentsError(takesOption ? 2 : 1);
   switch (kind) {
     case 'logs':
@@ -70,6 +70,8 @@ export function parseSubscription(params: unknown[]): SubscriptionFilter {
     case 'svcValidatorStatus':
     case 'svcInferenceProofs':
       return { kind, validators: argument(1, option, parseAddressFilter) };
+    case 'svcRentEvents':
+      return { kind, accounts: argument(1, option, parseAddressFilter) };
     default:
       return { kind };
   }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { rpcProofView } from '../svc/compute.js';
 import { rpcProposalEventView } from '../svc/governance.js';
+import { rentEventView } from '../../modules/rent/module.js';
 import { checksumAddress } from '../../chain/address.js';
 import type { NodeServices } from '../../services.js';
 import type { Address, EpochSnapshot } from '../../modules/staking/types.js';
@@ -24,6 +25,7 @@ export const SUBSCRIPTION_KINDS = [
   'svcValidatorStatus',
   'svcInferenceProofs',
   'svcProposals',
+  'svcRentEvents',
 ] as const;
 export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 
@@ -33,7 +35,8 @@ export type SubscriptionFilter =
   | { kind: 'logs'; criteria: LogMatcher }
   | { kind: 'newPendingTransactions'; fullTransactions: boolean }
   | { kind: 'svcValidatorStatus'; validators: Set<Address> | null }
-  | { kind: 'svcInferenceProofs'; validators: Set<Address> | null };
+  | { kind: 'svcInferenceProofs'; validators: Set<Address> | null }
+  | { kind: 'svcRentEvents'; accounts: Set<Address> | null };
 
 /** The connection side of a subscription: where its notifications go. */
 export interface SubscriptionOwner {
@@ -211,6 +214,19 @@ export class SubscriptionHub {
     }
 
     this.deliverProposals(number);
+    this.deliverRentEvents(number);
+  }
+
+  /** svcRentEvents: accounts made dormant and reactivated in the block (all, or the ones asked for). */
+  private deliverRentEvents(number: number): void {
+    const subs = this.byKind.get('svcRentEvents')!;
+    if (subs.size === 0) return;
+    for (const e of this.services.app.rent.lastBlockEvents) {
+      if (e.height !== number) continue;
+      const json = JSON.stringify(rentEventView(e, { amount: toQuantity, quantity: toQuantity }));
+      const targets = [...subs].filter((s) => s.filter.kind === 'svcRentEvents' && (s.filter.accounts === null || s.filter.accounts.has(e.account)));
+      this.fanOut('svcRentEvents', targets, json);
+    }
   }
 
   /** svcProposals: each governance event of the block, in the order the block made them. */
