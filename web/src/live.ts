@@ -1,0 +1,31 @@
+// The explorer's live feed (socket.io on this origin, docs/realtime.md): join a room, get its events.
+import { useEffect, useRef } from 'preact/hooks';
+import { io, type Socket } from 'socket.io-client';
+
+let socket: Socket | null = null;
+
+function feed(): Socket {
+  socket ??= io({ transports: ['websocket'] });
+  return socket;
+}
+
+/** Calls `onEvent` with each `event` published to `room` while the component is mounted. */
+export function useRoom<T>(room: string, event: string, onEvent: (payload: T) => void): void {
+  const handler = useRef(onEvent);
+  handler.current = onEvent;
+  useEffect(() => {
+    const s = feed();
+    const listener = (payload: T, from: string) => {
+      if (from === room) handler.current(payload);
+    };
+    const join = () => void s.emit('join', room);
+    s.on(event, listener);
+    s.on('connect', join);
+    if (s.connected) join();
+    return () => {
+      s.off(event, listener);
+      s.off('connect', join);
+      s.emit('leave', room);
+    };
+  }, [room, event]);
+}
