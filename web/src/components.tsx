@@ -124,7 +124,8 @@ export function Section({ title, children, id }: { title: string; children: Comp
 export function BarChart({ points, label, format }: { points: { label: string; value: number }[]; label: string; format: (v: number) => string }) {
   const w = 600;
   const h = 140;
-  const max = Math.max(1, ...points.map((p) => p.value));
+  // The tallest bar fills the box; all-zero series draw no bars.
+  const max = Math.max(0, ...points.map((p) => p.value)) || 1;
   const bw = w / Math.max(1, points.length);
   const last = points[points.length - 1];
   return (

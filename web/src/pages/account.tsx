@@ -1,7 +1,7 @@
 // Accounts: register, sign in and out (the refresh cookie), the watchlist and API keys (a new key is
 // shown once), all through the explorer's auth routes.
 import { useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, type Page } from '../api.js';
 import { login, logout, register, useSession } from '../auth.js';
 import { AddressLink, Age, Loading, Section, Table } from '../components.js';
 import { utc } from '../format.js';
@@ -72,7 +72,8 @@ interface ApiKey {
 function Watchlist() {
   const [version, setVersion] = useState(0);
   const [error, setError] = useState('');
-  const list = useApi<WatchEntry[]>('/watchlist', version);
+  // An account watches at most 100 addresses: one page holds them all.
+  const list = useApi<Page<WatchEntry>>('/watchlist?limit=100', version);
   const add = async (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
@@ -92,7 +93,7 @@ function Watchlist() {
   return (
     <Section title="Watchlist">
       <Loading state={list}>
-        {(items) => (
+        {({ items }) => (
           <Table
             label="watchlist"
             head={['Address', 'Name', 'Latest activity', '']}

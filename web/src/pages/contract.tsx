@@ -29,12 +29,12 @@ interface Source {
 
 function Verified({ address }: { address: string }) {
   const source = useApi<Source>(`/contracts/${address}/source`);
-  const abi = useApi<Abi>(`/contracts/${address}/abi`);
+  const abi = useApi<{ abi: Abi }>(`/contracts/${address}/abi`);
   return (
     <>
       <Section title="ABI">
         <Loading state={abi}>
-          {(a) => (
+          {({ abi: a }) => (
             <>
               <ul class="abi">
                 {a.filter((e) => e.type === 'function' || e.type === 'event').map((e, i) => (

@@ -18,8 +18,11 @@ function useVerifiedAbis(addresses: string[]): Map<string, Abi> {
     void Promise.all(
       (key ? key.split(',') : []).map(async (address) => {
         try {
+          // An account without code has no contract record (404): ask the address first.
+          const info = await api<{ isContract: boolean }>(`/addresses/${address}`);
+          if (!info.isContract) return;
           const contract = await api<{ verified: boolean }>(`/contracts/${address}`);
-          if (contract.verified) found.set(address, await api<Abi>(`/contracts/${address}/abi`));
+          if (contract.verified) found.set(address, (await api<{ abi: Abi }>(`/contracts/${address}/abi`)).abi);
         } catch {
           // Not a contract, or not verified: its logs stay raw.
         }
@@ -110,10 +113,13 @@ export function Tx({ hash }: { hash: string }) {
     <Loading state={tx}>
       {(t) => {
         const toAbi = t.to ? abis.get(t.to.toLowerCase()) : undefined;
-        let call: { functionName: string; args: readonly unknown[] | undefined } | null = null;
+        let call: { functionName: string; args: Record<string, unknown> } | null = null;
         if (toAbi && t.input !== '0x') {
           try {
-            call = decodeFunctionData({ abi: toAbi, data: t.input as Hex });
+            const decoded = decodeFunctionData({ abi: toAbi, data: t.input as Hex });
+            const fn = toAbi.find((e) => e.type === 'function' && e.name === decoded.functionName);
+            const names = fn && 'inputs' in fn ? fn.inputs.map((x, i) => x.name || String(i)) : [];
+            call = { functionName: decoded.functionName, args: Object.fromEntries((decoded.args ?? []).map((v, i) => [names[i] ?? String(i), v])) };
           } catch {
             call = null;
           }
