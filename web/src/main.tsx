@@ -1,6 +1,6 @@
 // The explorer's web page: a header with navigation and search, and the page of the current URL.
 import { render } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import './style.css';
 import { restoreSession, useSession } from './auth.js';
 import { interceptLinks, match, useLocation } from './router.js';
@@ -58,8 +58,12 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
 function App() {
   const { path, query } = useLocation();
   const session = useSession();
+  const first = useRef(true);
   useEffect(() => {
     document.title = path === '/' ? 'svc explorer' : `${path.split('/')[1]} · svc explorer`;
+    // After a client-side move, keyboard and screen-reader users start at the new page's content.
+    if (!first.current) document.getElementById('main')?.focus({ preventScroll: true });
+    first.current = false;
   }, [path]);
   const current = (href: string) => (href === '/' ? path === '/' : path.startsWith(href)) ? 'page' : undefined;
   return (

@@ -104,7 +104,7 @@ function Charts() {
   return (
     <Section title="Charts (per day, UTC)">
       <div class="charts">
-        <Loading state={daily}>{(c) => <BarChart label="Average TPS" points={points(c, 86400)} format={(v) => `${v.toFixed(4)} tx/s`} />}</Loading>
+        <Loading state={daily}>{(c) => <BarChart label="Average TPS" points={points(c, 86400)} format={(v) => `${v === 0 ? '0' : v.toPrecision(3)} tx/s`} />}</Loading>
         <Loading state={blockTime}>{(c) => <BarChart label="Average block time" points={points(c)} format={(v) => `${count(Math.round(v))} ms`} />}</Loading>
         <Loading state={gas}>{(c) => <BarChart label="Gas used" points={points(c)} format={(v) => `${count(Math.round(v))} gas`} />}</Loading>
       </div>
