@@ -124,8 +124,9 @@ export function Section({ title, children, id }: { title: string; children: Comp
 export function BarChart({ points, label, format }: { points: { label: string; value: number }[]; label: string; format: (v: number) => string }) {
   const w = 600;
   const h = 140;
-  // The tallest bar fills the box; all-zero series draw no bars.
-  const max = Math.max(0, ...points.map((p) => p.value)) || 1;
+  const top = Math.max(0, ...points.map((p) => p.value));
+  // The tallest bar fills the box; an all-zero series draws no bars.
+  const max = top || 1;
   const bw = w / Math.max(1, points.length);
   const last = points[points.length - 1];
   return (
@@ -147,7 +148,7 @@ export function BarChart({ points, label, format }: { points: { label: string; v
       </svg>
       <div class="chart-range muted">
         <span>{points[0]?.label}</span>
-        <span>max {format(max)}</span>
+        <span>max {format(top)}</span>
         <span>{last?.label}</span>
       </div>
     </figure>

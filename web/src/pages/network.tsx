@@ -166,7 +166,7 @@ export function Epoch() {
 
 export function GasOracle() {
   const oracle = useApi<{ lastBlock: number; baseFee: string; safe: string; propose: string; fast: string; blocks: number }>('/gas-oracle');
-  const history = useApi<{ block: number; baseFee: string; gasUsedRatio: number; tips: { p10: string; p50: string; p90: string } }[]>('/gas-oracle/history?limit=50');
+  const history = useApi<{ block: number; baseFee: string; gasUsedRatio: number; tips: { p10: string; p50: string; p90: string } }[]>('/gas-oracle/history?blocks=50');
   return (
     <>
       <Section title="Gas oracle">
