@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { WEB_DIR } from '../src/explorer/web.js';
-import { startExplorerActivity, type ExplorerActivity } from './support/explorer-activity.js';
+import { HISTORY_TRANSFERS, startExplorerActivity, type ExplorerActivity } from './support/explorer-activity.js';
 
 // The browser's globals, for the functions page.evaluate runs there (the project compiles without the DOM lib).
 declare const document: any;
@@ -211,6 +211,33 @@ describe('every page at 390 px: its data, no console errors, no horizontal scrol
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/block\/\d+$/);
     assert.equal(await page.evaluate(() => window.marker), 1);
+    await page.context().close();
+  });
+});
+
+describe('paging', () => {
+  it("an address's history a page at a time, each page with its own URL", async () => {
+    const { page, errors } = await phonePage();
+    await page.goto(`${base}/address/${chain.alice.address}`);
+    await settled(page, 'Token balances');
+    const rows = page.locator('[aria-label="address transactions"] tbody tr');
+    assert.equal(await rows.count(), 25);
+    const firstPage = await rows.locator('td:first-child a').allTextContents();
+    await page.getByRole('link', { name: 'Older →' }).click();
+    await page.waitForURL(/\/address\/0x[0-9a-fA-F]{40}\?cursor=/);
+    await settled(page, 'Token balances');
+    // alice: the deployment, the token transfer, HISTORY_TRANSFERS ether transfers, the one she received.
+    assert.equal(await rows.count(), HISTORY_TRANSFERS + 3 - 25);
+    const secondPage = await rows.locator('td:first-child a').allTextContents();
+    assert.equal(secondPage.filter((h) => firstPage.includes(h)).length, 0);
+    // The URL is the page: loading it again shows the same rows.
+    await page.reload();
+    await settled(page, 'Token balances');
+    assert.deepEqual(await rows.locator('td:first-child a').allTextContents(), secondPage);
+    await page.getByRole('link', { name: '← Newer' }).click();
+    await settled(page, 'Token balances');
+    assert.deepEqual(await rows.locator('td:first-child a').allTextContents(), firstPage);
+    assert.deepEqual(errors, []);
     await page.context().close();
   });
 });

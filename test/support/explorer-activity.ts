@@ -1,5 +1,6 @@
 // A devnet node with the explorer and some activity to show: a verified ERC-20 deployed and moved
-// between dev accounts, plain ether transfers; what the explorer's web tests and bench/web.ts look at.
+// between dev accounts, plain ether transfers (more than a page of them for one address); what the
+// explorer's web tests and bench/web.ts look at.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,9 @@ import { devPrivateKeys } from './dev-accounts.js';
 import { devnetConfig } from './node-config.js';
 import { compileContract, solcVersion, verificationInput } from './solc.js';
 import { svcDevnet } from './viem-chain.js';
+
+/** Ether transfers alice -> bob made beside the two above, so that her history has more than one page. */
+export const HISTORY_TRANSFERS = 30;
 
 export interface ExplorerActivity {
   node: RunningNode;
@@ -61,6 +65,12 @@ export async function startExplorerActivity(): Promise<ExplorerActivity> {
   await mined(tokenTransfer);
   const etherTransfer = await wallet(bob).sendTransaction({ to: alice.address, value: parseEther('1.5') });
   await mined(etherTransfer);
+  // More than a page (25) of history for alice: small transfers to bob, sent at once with explicit nonces.
+  const nonce = await client.getTransactionCount({ address: alice.address, blockTag: 'pending' });
+  const batch = await Promise.all(
+    Array.from({ length: HISTORY_TRANSFERS }, (_, i) => wallet(alice).sendTransaction({ to: bob.address, value: parseEther('0.001') * BigInt(i + 1), nonce: nonce + i })),
+  );
+  for (const hash of batch) await mined(hash);
   await indexed(node.explorerUrl);
 
   const verify = await fetch(`${node.explorerUrl}/api/v1/contracts/${token}/verify`, {
