@@ -263,14 +263,18 @@ describe('search goes straight to the object', () => {
 });
 
 describe('live feed', () => {
-  it('a new block appears on the home page without a reload', async () => {
+  it('a new block, a new transaction and the new totals appear on the home page without a reload', async () => {
     const { page, errors } = await phonePage();
     await page.goto(`${base}/`);
     await settled(page, 'Latest blocks');
     await page.evaluate(() => (window.marker = 1));
     const top = async () => Number((await page.locator('[aria-labelledby="latest-blocks"] tbody tr td a').first().textContent())!.replace(/,/g, ''));
     const first = await top();
-    await chain.sendEther();
+    const txCount = page.locator('.facts > div', { has: page.locator('dt', { hasText: /^Transactions$/ }) }).locator('dd');
+    const txsBefore = Number((await txCount.textContent())!.replace(/,/g, ''));
+    const hash = await chain.sendEther();
+    await page.locator(`[aria-labelledby="latest-transactions"] a[href="/tx/${hash}"]`).waitFor({ timeout: 10_000 });
+    await page.waitForFunction((n) => Number(document.querySelector('.facts > div:nth-child(2) dd')?.textContent?.replace(/,/g, '')) > n, txsBefore, { timeout: 10_000 });
     await page.waitForFunction(
       (n) => Number(document.querySelector('[aria-labelledby="latest-blocks"] tbody tr td a')?.textContent?.replace(/,/g, '')) > n,
       first,

@@ -1,5 +1,5 @@
 // Home: network totals, the latest blocks and transactions (live from the feed), and the daily charts.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Page } from '../api.js';
 import { AddressLink, Age, BarChart, BlockLink, Count, Eth, Facts, Loading, Section, Table, TxLink } from '../components.js';
 import { count } from '../format.js';
@@ -34,9 +34,19 @@ function useLiveList<T>(path: string, room: string, event: string, key: (t: T) =
   return { ...loaded, data: items };
 }
 
+/** Stats are read again after new blocks, at most every STATS_EVERY_MS (blocks may come every 200 ms). */
+const STATS_EVERY_MS = 2000;
+
 export function Home() {
-  const stats = useApi<Stats>('/stats');
-  const tps = useApi<{ last100Blocks: number; last24Hours: number }>('/stats/tps');
+  const [statsVersion, setStatsVersion] = useState(0);
+  const statsReadAt = useRef(Date.now());
+  useRoom('blocks:new_block', 'new_block', () => {
+    if (Date.now() - statsReadAt.current < STATS_EVERY_MS) return;
+    statsReadAt.current = Date.now();
+    setStatsVersion((v) => v + 1);
+  });
+  const stats = useApi<Stats>('/stats', statsVersion);
+  const tps = useApi<{ last100Blocks: number; last24Hours: number }>('/stats/tps', statsVersion);
   const blocks = useLiveList<BlockItem>(`/blocks?limit=${LATEST}`, 'blocks:new_block', 'new_block', (b) => String(b.number));
   const txs = useLiveList<TxItem>(`/transactions?limit=${LATEST}`, 'transactions:new_transaction', 'new_transaction', (t) => t.hash);
   const head = blocks.data?.[0]?.number;
