@@ -145,6 +145,7 @@ function buildHost(skipBuild) {
   run(process.execPath, [path.join(root, 'scripts/build-native.mjs')]);
   run(process.execPath, [path.join(root, 'scripts/setup-inference.mjs'), '--no-cuda']);
   run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+  run(process.execPath, [path.join(root, 'scripts/build-web.mjs')]);
 }
 
 function npmPack(dir, out) {
@@ -164,7 +165,7 @@ function releasePackageJson(platformPackages) {
     license: rootPkg.license,
     engines: rootPkg.engines,
     bin: rootPkg.bin,
-    files: ['dist/src', 'abi', 'native/*.cjs', 'README.md'],
+    files: ['dist/src', 'dist/web', 'abi', 'native/*.cjs', 'README.md'],
     svc: rootPkg.svc,
     dependencies: rootPkg.dependencies,
     optionalDependencies: Object.fromEntries(platformPackages.map((name) => [name, version])),
@@ -176,6 +177,8 @@ function stageMain(stage) {
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(path.join(stage, 'native'), { recursive: true });
   cpSync(path.join(root, 'dist', 'src'), path.join(stage, 'dist', 'src'), { recursive: true });
+  // The explorer's web page, served from dist/web beside dist/src (src/explorer/web.ts).
+  cpSync(path.join(root, 'dist', 'web'), path.join(stage, 'dist', 'web'), { recursive: true });
   cpSync(path.join(root, 'abi'), path.join(stage, 'abi'), { recursive: true });
   copyFileSync(path.join(root, 'README.md'), path.join(stage, 'README.md'));
   for (const { loader } of ADDONS) {
@@ -196,6 +199,7 @@ function main() {
   if (synced.length > 0) step(`platform packages moved to version ${version}: ${synced.join(', ')}`);
   buildHost(opts.skipBuild);
   if (!existsSync(path.join(root, 'dist', 'src', 'cli', 'svc-node.js'))) throw new Error('dist/ is not built: run `npm run build` first or drop --skip-build');
+  if (!existsSync(path.join(root, 'dist', 'web', 'index.html'))) throw new Error('dist/web is not built: run `node scripts/build-web.mjs` first');
 
   rmSync(opts.out, { recursive: true, force: true });
   const staging = path.join(opts.out, 'stage');

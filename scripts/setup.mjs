@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Installs what the build needs (libclang for RocksDB's bindings), builds the core addon with
-// napi-rs in release mode and compiles the TypeScript. Run by `npm install` and `npm run build`.
+// napi-rs in release mode, compiles the TypeScript and builds the explorer's web page. Run by
+// `npm install` and `npm run build`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +72,8 @@ try {
   }
   step('compiling TypeScript');
   run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+  step('building the explorer web page (web/ into dist/web)');
+  run(process.execPath, [path.join(root, 'scripts/build-web.mjs')]);
   step('done');
 } catch (err) {
   process.stderr.write(`\n[svc-node setup] ${err.message}\n`);

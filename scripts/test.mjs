@@ -32,6 +32,9 @@ const host = spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout.match(/^ho
 run('rust tests', 'cargo', ['test', '--release', '--workspace', '--exclude', 'svc-napi', ...(host ? ['--target', host] : [])]);
 run('inference rust tests', 'cargo', ['test', '--release', '--manifest-path', 'crates/svc-infer/Cargo.toml'], inferenceEnv(env));
 
+// The explorer's web tests drive Debian's chromium; a fresh machine gets it here (they fail without it).
+run('chromium', process.execPath, [path.join(root, 'scripts/setup-chromium.mjs')]);
+
 const testDir = path.join(root, 'dist', 'test');
 const only = process.argv.slice(2);
 const files = (existsSync(testDir) ? readdirSync(testDir) : [])

@@ -152,6 +152,7 @@ describe(`the packed release installed in a clean prefix (${host})`, () => {
     t.diagnostic(`npm install -g of the packed tarballs: ${p.installSeconds.toFixed(1)} s`);
     const installed = path.join(p.prefix, 'lib', 'node_modules');
     assert.ok(existsSync(path.join(installed, 'svc-node', 'dist', 'src', 'cli', 'svc-node.js')));
+    assert.ok(existsSync(path.join(installed, 'svc-node', 'dist', 'web', 'index.html')), "the explorer's web page ships in the package");
     assert.ok(!existsSync(path.join(installed, 'svc-node', 'native', `svc-core.${host}.node`)), 'the main package carries no binary');
     node = await startNode(p);
     t.diagnostic(`eth_chainId answered ${node.readySeconds.toFixed(2)} s after svc-node start`);

@@ -26,6 +26,7 @@ import { statsRoutes } from './routes/stats.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { startExplorerServer, type ExplorerServer } from './server.js';
+import { WebPage, WEB_DIR } from './web.js';
 
 /** Every public category's routes (Authentication, API Keys and Watchlist come with the auth). */
 export const PUBLIC_ROUTES: RouteModule[] = [
@@ -65,6 +66,8 @@ export async function startExplorer(node: NodeServices, options: { host: string;
   node.events.on('block', onBlock);
   void indexer.catchUp();
   const etherscan = etherscanRoutes(services);
+  const page = WebPage.load();
+  if (!page) log.warn({ dir: WEB_DIR }, 'the web page is not built (node scripts/build-web.mjs): the explorer serves its API only');
   const server = await startExplorerServer(services, [...PUBLIC_ROUTES, ...auth.modules], {
     host: options.host,
     port: options.port,
@@ -74,6 +77,7 @@ export async function startExplorer(node: NodeServices, options: { host: string;
       admin.routes(root);
     },
     trustProxy: new TrustedProxies(node.config.trustProxy ?? []),
+    ...(page ? { page: page.middleware() } : {}),
   });
   admin.publish(node.config.dataDir, localUrl(options.host, server.port));
   return {

@@ -161,6 +161,8 @@ export async function startExplorerServer(
     rootRoutes?: (root: Router) => void;
     /** Reverse proxies whose X-Forwarded-For/-Proto name the client (--trust-proxy); default none. */
     trustProxy?: TrustedProxies;
+    /** The web page (src/explorer/web.ts), answered before the routes for the paths it serves. */
+    page?: Koa.Middleware;
   },
 ): Promise<ExplorerServer> {
   const { log } = options;
@@ -218,6 +220,7 @@ export async function startExplorerServer(
       ctx.body = failure(answer.error);
     }
   });
+  if (options.page) app.use(options.page);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   app.use(root.routes());

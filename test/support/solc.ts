@@ -77,3 +77,22 @@ export function compileContract(fileName: string, contractName: string): Compile
   if (!contract) throw new Error(`${fileName} defines no contract ${contractName}`);
   return contract;
 }
+
+/** The standard JSON input compileContracts builds for `fileName`, every imported source inlined: what a verifier takes. */
+export function verificationInput(fileName: string): { language: 'Solidity'; sources: Record<string, { content: string }>; settings: Record<string, unknown> } {
+  const solc = require('solc') as SolcJs;
+  const sources: Record<string, { content: string }> = { [fileName]: { content: readFileSync(path.join(contractsDir(), fileName), 'utf8') } };
+  const settings = { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi'] } } };
+  const collect = (p: string) => {
+    const found = findImport(p);
+    if ('contents' in found) sources[p] = { content: found.contents };
+    return found;
+  };
+  solc.compile(JSON.stringify({ language: 'Solidity', sources, settings }), { import: collect });
+  return { language: 'Solidity', sources, settings };
+}
+
+/** solc-js's version as a verifier names it (v0.8.30+commit.…). */
+export function solcVersion(): string {
+  return `v${(require('solc') as SolcJs).version().replace(/\.Emscripten\.clang$/, '')}`;
+}

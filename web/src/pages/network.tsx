@@ -1,0 +1,200 @@
+// The network: validators (ranked by contribution score) and one validator with its delegators,
+// inference miners and compute totals, the current epoch, and the gas oracle.
+import { AddressLink, BarChart, BlockLink, Count, Eth, Facts, Gwei, Loading, Section, Status, Table } from '../components.js';
+import { count, gwei, utc } from '../format.js';
+import { useApi } from '../hooks.js';
+import type { ValidatorFull } from '../types.js';
+
+const percent = (v: number) => `${v}%`;
+
+function Breakdown({ score }: { score: Record<string, number> }) {
+  return <span>{Object.entries(score).map(([k, v]) => `${k} ${v}%`).join(' · ')}</span>;
+}
+
+export function Validators() {
+  const list = useApi<ValidatorFull[]>('/leaderboard/validators');
+  return (
+    <Section title="Validators">
+      <Loading state={list}>
+        {(vs) => (
+          <Table
+            label="validators"
+            head={['Rank', 'Validator', 'Status', 'Stake', 'Score', 'Score breakdown', 'Uptime', 'Commission']}
+            empty="No validators."
+            rows={vs.map((v) => [v.rank ?? '', <a href={`/validator/${v.address}`}>{v.moniker || v.address}</a>, <Status status={v.status} />, <Eth wei={v.totalStake} />, percent(v.contributionScore), <Breakdown score={v.scoreBreakdown} />, percent(v.uptime), percent(v.commission)])}
+          />
+        )}
+      </Loading>
+    </Section>
+  );
+}
+
+export function Validator({ address }: { address: string }) {
+  const v = useApi<ValidatorFull>(`/network/validators/${address}`);
+  const delegators = useApi<{ delegator: string; stake: string; shares: string; pendingRewards: string }[]>(`/network/validators/${address}/delegators`);
+  return (
+    <Loading state={v}>
+      {(val) => (
+        <>
+          <h1>Validator {val.moniker}</h1>
+          <p><AddressLink address={val.address} label={val.address} /></p>
+          <Section title="Overview">
+            <Facts
+              rows={[
+                ['Status', <Status status={val.status} />],
+                ['Total stake', <Eth wei={val.totalStake} />],
+                ['Self stake', <Eth wei={val.selfStake} />],
+                ['Delegated stake', <Eth wei={val.delegatedStake} />],
+                ['Delegators', <Count n={val.delegatorCount} />],
+                ['Voting power', <Count n={val.votingPower} />],
+                ['Contribution score', percent(val.contributionScore)],
+                ['Score breakdown', <Breakdown score={val.scoreBreakdown} />],
+                ['Uptime', percent(val.uptime)],
+                ['Commission', `${val.commission}% (max ${val.maxCommission}%)`],
+                ['Blocks produced / missed', `${count(val.blocksProduced)} / ${count(val.blocksMissed)}`],
+                ['Total rewards', <Eth wei={val.totalRewards} />],
+                ['Accumulated commission', <Eth wei={val.accumulatedCommission} />],
+                ['Registered at block', <BlockLink number={val.registeredAt} />],
+                ['Last active at block', <BlockLink number={val.lastActiveAt} />],
+                ['Jailed until block', val.jailedUntil > 0 ? <BlockLink number={val.jailedUntil} /> : 'not jailed'],
+                ['Slashes', val.slashes.length === 0 ? 'none' : val.slashes.map((s) => `block ${s.height}: ${s.fractionBps / 100}% (${s.reason})`).join('; ')],
+              ]}
+            />
+          </Section>
+          <Section title="Delegators">
+            <Loading state={delegators}>
+              {(ds) => (
+                <Table
+                  label="delegators"
+                  head={['Delegator', 'Stake', 'Pending rewards']}
+                  empty="No delegators."
+                  rows={ds.map((d) => [<AddressLink address={d.delegator} label={d.delegator} />, <Eth wei={d.stake} />, <Eth wei={d.pendingRewards} />])}
+                />
+              )}
+            </Loading>
+          </Section>
+        </>
+      )}
+    </Loading>
+  );
+}
+
+interface Miner {
+  rank?: number;
+  address: string;
+  [k: string]: unknown;
+}
+
+interface ComputeStats {
+  computeMode: string;
+  epoch: number;
+  models: { id: string; tier: string; dims: number; approved: boolean; servedByThisNode: boolean; tasksAssigned: number; tasksCompleted: number }[];
+  tasks: Record<string, number>;
+  proofs: Record<string, number | Record<string, number>>;
+  spotChecks: Record<string, number>;
+  totalFlops: string;
+  rewardsPaid: Record<string, string>;
+  miners: Record<string, number>;
+}
+
+const scalarEntries = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => typeof v !== 'object') as [string, string | number][];
+
+export function Miners() {
+  const miners = useApi<Miner[]>('/leaderboard/miners');
+  const stats = useApi<ComputeStats>('/compute/stats');
+  return (
+    <>
+      <Section title="Inference miners">
+        <Loading state={miners}>
+          {(ms) => {
+            const columns = ms[0] ? Object.keys(ms[0]).filter((k) => k !== 'address' && typeof ms[0]![k] !== 'object') : [];
+            return <Table label="miners" head={['Miner', ...columns]} empty="No inference miners have proofs yet." rows={ms.map((m) => [<AddressLink address={m.address} />, ...columns.map((c) => String(m[c]))])} />;
+          }}
+        </Loading>
+      </Section>
+      <Section title="Compute">
+        <Loading state={stats}>
+          {(s) => (
+            <>
+              <Facts rows={[['Compute mode', s.computeMode], ['Epoch', s.epoch], ['Total FLOPs', <Count n={s.totalFlops} />]]} />
+              <h3>Models</h3>
+              <Table label="models" head={['Model', 'Tier', 'Dims', 'Approved', 'Served here', 'Tasks assigned', 'Completed']} empty="No models." rows={s.models.map((m) => [m.id, m.tier, m.dims, m.approved ? 'yes' : 'no', m.servedByThisNode ? 'yes' : 'no', m.tasksAssigned, m.tasksCompleted])} />
+              <div class="columns">
+                <div><h3>Tasks</h3><Facts rows={scalarEntries(s.tasks).map(([k, v]) => [k, <Count n={v} />])} /></div>
+                <div><h3>Proofs</h3><Facts rows={scalarEntries(s.proofs).map(([k, v]) => [k, <Count n={v} />])} /></div>
+                <div><h3>Spot-checks</h3><Facts rows={scalarEntries(s.spotChecks).map(([k, v]) => [k, <Count n={v} />])} /></div>
+                <div><h3>Miners</h3><Facts rows={scalarEntries(s.miners).map(([k, v]) => [k, <Count n={v} />])} /></div>
+                <div><h3>Rewards paid</h3><Facts rows={Object.entries(s.rewardsPaid).map(([k, v]) => [k, <Eth wei={v} />])} /></div>
+              </div>
+            </>
+          )}
+        </Loading>
+      </Section>
+    </>
+  );
+}
+
+export function Epoch() {
+  const epoch = useApi<{ number: number; startBlock: number; startTime: number; lengthBlocks: number; durationMs: number; slot: number; activeValidators: number }>('/network/epoch');
+  const node = useApi<{ version: string; chainId: number; network: string; isValidator: boolean; peerCount: number; currentBlock: number }>('/network/node');
+  return (
+    <>
+      <Section title="Epoch">
+        <Loading state={epoch}>
+          {(e) => (
+            <Facts
+              rows={[
+                ['Epoch', e.number],
+                ['First block', <BlockLink number={e.startBlock} />],
+                ['Started', utc(e.startTime)],
+                ['Length', `${e.lengthBlocks} blocks (${e.durationMs / 1000} s)`],
+                ['Slot of the head', `${e.slot} of ${e.lengthBlocks}`],
+                ['Active validators', e.activeValidators],
+              ]}
+            />
+          )}
+        </Loading>
+      </Section>
+      <Section title="This node">
+        <Loading state={node}>
+          {(n) => <Facts rows={[['Version', n.version], ['Network', `${n.network} (chain id ${n.chainId})`], ['Validates', n.isValidator ? 'yes' : 'no'], ['Peers', n.peerCount], ['Head', <BlockLink number={n.currentBlock} />]]} />}
+        </Loading>
+      </Section>
+    </>
+  );
+}
+
+export function GasOracle() {
+  const oracle = useApi<{ lastBlock: number; baseFee: string; safe: string; propose: string; fast: string; blocks: number }>('/gas-oracle');
+  const history = useApi<{ block: number; baseFee: string; gasUsedRatio: number; tips: { p10: string; p50: string; p90: string } }[]>('/gas-oracle/history?blocks=50');
+  return (
+    <>
+      <Section title="Gas oracle">
+        <Loading state={oracle}>
+          {(o) => (
+            <>
+              <div class="tiles">
+                <div class="tile"><span class="muted">Safe</span><strong><Gwei wei={o.safe} /></strong></div>
+                <div class="tile"><span class="muted">Propose</span><strong><Gwei wei={o.propose} /></strong></div>
+                <div class="tile"><span class="muted">Fast</span><strong><Gwei wei={o.fast} /></strong></div>
+                <div class="tile"><span class="muted">Base fee</span><strong><Gwei wei={o.baseFee} /></strong></div>
+              </div>
+              <p class="muted">From the tips of the last {o.blocks} blocks (10th, 50th, 90th percentiles), up to block <BlockLink number={o.lastBlock} />.</p>
+            </>
+          )}
+        </Loading>
+      </Section>
+      <Section title="Recent blocks">
+        <Loading state={history}>
+          {(h) => (
+            <>
+              <BarChart label="Base fee" points={h.map((b) => ({ label: `block ${b.block}`, value: Number(b.baseFee) }))} format={(v) => gwei(BigInt(Math.round(v)))} />
+              <BarChart label="Gas used ratio" points={h.map((b) => ({ label: `block ${b.block}`, value: b.gasUsedRatio * 100 }))} format={(v) => `${v.toFixed(3)}%`} />
+              <Table label="gas history" head={['Block', 'Base fee', 'Gas used', 'Tip p10', 'Tip p50', 'Tip p90']} empty="No blocks." rows={[...h].reverse().map((b) => [<BlockLink number={b.block} />, <Gwei wei={b.baseFee} />, `${(b.gasUsedRatio * 100).toFixed(3)}%`, <Gwei wei={b.tips.p10} />, <Gwei wei={b.tips.p50} />, <Gwei wei={b.tips.p90} />])} />
+            </>
+          )}
+        </Loading>
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,159 @@
+// One transaction: status, value, fee, its logs (decoded with the ABI of a verified contract) and
+// its token transfers.
+import { useEffect, useState } from 'preact/hooks';
+import { decodeEventLog, decodeFunctionData, type Abi, type Hex } from 'viem';
+import { api } from '../api.js';
+import { AddressLink, Age, BlockLink, Count, Eth, Facts, Gwei, Loading, Section, Status, Table, TokenAmount } from '../components.js';
+import { utc } from '../format.js';
+import { useApi } from '../hooks.js';
+import type { Log, TokenTransfer, Tx as TxData } from '../types.js';
+
+/** The ABIs of the verified contracts among `addresses` (unverified ones are left out). */
+function useVerifiedAbis(addresses: string[]): Map<string, Abi> {
+  const [abis, setAbis] = useState(new Map<string, Abi>());
+  const key = [...new Set(addresses.map((a) => a.toLowerCase()))].sort().join(',');
+  useEffect(() => {
+    let live = true;
+    const found = new Map<string, Abi>();
+    void Promise.all(
+      (key ? key.split(',') : []).map(async (address) => {
+        try {
+          // An account without code has no contract record (404): ask the address first.
+          const info = await api<{ isContract: boolean }>(`/addresses/${address}`);
+          if (!info.isContract) return;
+          const contract = await api<{ verified: boolean }>(`/contracts/${address}`);
+          if (contract.verified) found.set(address, (await api<{ abi: Abi }>(`/contracts/${address}/abi`)).abi);
+        } catch {
+          // Not a contract, or not verified: its logs stay raw.
+        }
+      }),
+    ).then(() => live && setAbis(found));
+    return () => {
+      live = false;
+    };
+  }, [key]);
+  return abis;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return `[${value.map(show).join(', ')}]`;
+  if (value && typeof value === 'object') return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  return String(value);
+}
+
+function DecodedArgs({ args }: { args: readonly unknown[] | Record<string, unknown> | undefined }) {
+  if (!args) return null;
+  const entries = Array.isArray(args) ? args.map((v, i) => [String(i), v] as const) : Object.entries(args);
+  return (
+    <ul class="args">
+      {entries.map(([k, v]) => (
+        <li key={k}>
+          <span class="muted">{k}</span> <span class="mono break">{show(v)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function LogEntry({ log, abi }: { log: Log; abi: Abi | undefined }) {
+  let decoded: { eventName: string; args: unknown } | null = null;
+  if (abi) {
+    try {
+      decoded = decodeEventLog({ abi, data: log.data as Hex, topics: log.topics as [Hex, ...Hex[]] }) as { eventName: string; args: unknown };
+    } catch {
+      decoded = null;
+    }
+  }
+  return (
+    <li class="log">
+      <div>
+        #{log.logIndex} <AddressLink address={log.address} label={log.address} />
+      </div>
+      {decoded ? (
+        <div>
+          <strong>{decoded.eventName}</strong> <span class="muted">(decoded with the verified ABI)</span>
+          <DecodedArgs args={decoded.args as Record<string, unknown>} />
+        </div>
+      ) : (
+        <div>
+          <ol class="topics" start={0}>
+            {log.topics.map((t) => <li key={t} class="mono break">{t}</li>)}
+          </ol>
+          <div class="mono break">data {log.data}</div>
+        </div>
+      )}
+    </li>
+  );
+}
+
+export function TransferTable({ items, label }: { items: TokenTransfer[]; label: string }) {
+  return (
+    <Table
+      label={label}
+      head={['Token', 'From', 'To', 'Amount', 'Tx', 'Block']}
+      empty="No token transfers."
+      rows={items.map((t) => [
+        <a href={`/token/${t.token}`}>{t.tokenSymbol ?? t.tokenName ?? t.token}</a>,
+        <AddressLink address={t.from} />,
+        <AddressLink address={t.to} />,
+        t.value === null ? `#${t.tokenId}` : <TokenAmount value={t.value} decimals={t.decimals} symbol={t.tokenSymbol} />,
+        <a class="mono" href={`/tx/${t.transactionHash}`} title={t.transactionHash}>{t.transactionHash.slice(0, 10)}…</a>,
+        <BlockLink number={t.blockNumber} />,
+      ])}
+    />
+  );
+}
+
+export function Tx({ hash }: { hash: string }) {
+  const tx = useApi<TxData>(`/transactions/${encodeURIComponent(hash)}`);
+  const logs = tx.data?.logs ?? [];
+  const abis = useVerifiedAbis([...logs.map((l) => l.address), ...(tx.data?.to ? [tx.data.to] : [])]);
+  return (
+    <Loading state={tx}>
+      {(t) => {
+        const toAbi = t.to ? abis.get(t.to.toLowerCase()) : undefined;
+        let call: { functionName: string; args: Record<string, unknown> } | null = null;
+        if (toAbi && t.input !== '0x') {
+          try {
+            const decoded = decodeFunctionData({ abi: toAbi, data: t.input as Hex });
+            const fn = toAbi.find((e) => e.type === 'function' && e.name === decoded.functionName);
+            const names = fn && 'inputs' in fn ? fn.inputs.map((x, i) => x.name || String(i)) : [];
+            call = { functionName: decoded.functionName, args: Object.fromEntries((decoded.args ?? []).map((v, i) => [names[i] ?? String(i), v])) };
+          } catch {
+            call = null;
+          }
+        }
+        return (
+          <>
+            <h1>Transaction</h1>
+            <p class="mono break">{t.hash}</p>
+            <Section title="Overview">
+              <Facts
+                rows={[
+                  ['Status', <span><Status status={t.status} />{t.revertReason ? ` ${t.revertReason}` : ''}</span>],
+                  ['Block', t.blockNumber === null ? 'pending' : <span><BlockLink number={t.blockNumber} />{t.confirmations !== undefined ? ` (${t.confirmations} confirmations)` : ''}</span>],
+                  ['Time', t.timestamp === null ? '—' : <span>{utc(t.timestamp)} (<Age at={t.timestamp} />)</span>],
+                  ['From', <AddressLink address={t.from} label={t.from} />],
+                  [t.createdContract ? 'Created' : 'To', <AddressLink address={t.createdContract ?? t.to} label={t.createdContract ?? t.to ?? undefined} />],
+                  ['Value', <Eth wei={t.value} />],
+                  ['Fee', t.fee === undefined ? '—' : <Eth wei={t.fee} />],
+                  ['Gas price', t.gasPrice === undefined ? '—' : <Gwei wei={t.gasPrice} />],
+                  ['Gas used', t.gasUsed === undefined ? '—' : <span><Count n={t.gasUsed} /> of <Count n={t.gasLimit} /></span>],
+                  ['Nonce, type', `${t.nonce}, ${t.type}`],
+                  ['Input', call ? <span><strong>{call.functionName}</strong><DecodedArgs args={call.args} /></span> : <span class="mono break">{t.input}</span>],
+                ]}
+              />
+            </Section>
+            <Section title={`Token transfers (${t.tokenTransfers?.length ?? 0})`}>
+              <TransferTable items={t.tokenTransfers ?? []} label="token transfers" />
+            </Section>
+            <Section title={`Logs (${logs.length})`}>
+              {logs.length === 0 ? <p class="muted">No logs.</p> : <ul class="logs">{logs.map((l) => <LogEntry key={l.logIndex} log={l} abi={abis.get(l.address.toLowerCase())} />)}</ul>}
+            </Section>
+          </>
+        );
+      }}
+    </Loading>
+  );
+}
