@@ -33,3 +33,12 @@ contract RentCaller {
         emit Called(ok, data);
     }
 }
+
+/// Writes slots of many RentTargets in one transaction (the rent benchmark fills a state with it).
+contract RentFanout {
+    function touch(address[] calldata targets, uint256 start, uint256 n, uint256 value) external {
+        for (uint256 i = 0; i < targets.length; i++) {
+            RentTarget(payable(targets[i])).set(start, n, value);
+        }
+    }
+}

@@ -87,8 +87,9 @@ impl<'a> DormancyCheck<'a> {
     }
 }
 
-/// The inspector that reverts every call whose target or code is a dormant account, returning the
-/// call's gas; the calling contract sees a failed call with the reason as Error(string).
+/// The inspector that reverts every call whose target or code is a dormant account, or whose caller
+/// is (only the transaction's sender can be: a dormant contract never runs), returning the call's
+/// gas; the calling contract sees a failed call with the reason as Error(string).
 pub struct DormancyGuard<'c, 'a> {
     pub check: Option<&'c DormancyCheck<'a>>,
 }
@@ -96,7 +97,7 @@ pub struct DormancyGuard<'c, 'a> {
 impl<CTX: ContextTr> Inspector<CTX> for DormancyGuard<'_, '_> {
     fn call(&mut self, _context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
         let check = self.check?;
-        let target = [inputs.target_address, inputs.bytecode_address].into_iter().find(|a| check.is_dormant(a))?;
+        let target = [inputs.target_address, inputs.bytecode_address, inputs.caller].into_iter().find(|a| check.is_dormant(a))?;
         Some(CallOutcome::new(
             InterpreterResult::new(InstructionResult::Revert, error_data(&dormant_reason(&target)), Gas::new(inputs.gas_limit)),
             inputs.return_memory_offset.clone(),

@@ -86,8 +86,10 @@ export function dueEpoch(r: RentRecord, epoch: number, p: RentParams): number | 
   const perEpoch = BigInt(r.slots - r.covered) * p.rentPerSlotPerEpoch;
   if (perEpoch === 0n) return null;
   // owed + perEpoch * (e - settled) > limit  <=>  e > settled + (limit - owed) / perEpoch
-  const over = r.settledEpoch + Number((p.dormancyOwedLimit - owed) / perEpoch) + 1;
-  return Math.max(earliest, over);
+  const over = BigInt(r.settledEpoch) + (p.dormancyOwedLimit - owed) / perEpoch + 1n;
+  // Beyond 2^53 epochs: never, as far as any chain runs (a later touch or payment schedules again).
+  if (over > BigInt(Number.MAX_SAFE_INTEGER)) return null;
+  return Math.max(earliest, Number(over));
 }
 
 export class RentModule implements SystemModule {
@@ -373,7 +375,7 @@ export class RentModule implements SystemModule {
     }
     r.slots = count;
     if (r.slots === 0 && r.deposit === 0n && r.owed === 0n && !r.dormant) {
-      this.unschedule(r);
+      // A check filed for it is dropped when its epoch comes (no record: nothing to check).
       if (!isNew) {
         this.store.remove(a);
         g.accounts -= 1;
@@ -386,7 +388,7 @@ export class RentModule implements SystemModule {
     return moves;
   }
 
-  /** The epoch's first block: accounts due now that owe more than the limit and were inactive long enough become dormant. */
+  /** The epoch's first block: accounts due now that owe more than the limit and were inactive long enough become dormant (entries a later touch made stale are dropped). */
   private dormancyDue(block: BlockInfo): boolean {
     const due = this.store.dueAt(block.epoch);
     for (const a of due) {
@@ -417,20 +419,22 @@ export class RentModule implements SystemModule {
     r.settledEpoch = epoch;
   }
 
-  private unschedule(r: RentRecord): void {
-    if (r.dueEpoch !== null) this.store.setDue(r.dueEpoch, r.address, false);
-    r.dueEpoch = null;
-  }
-
-  /** Records when `r` is next checked for dormancy (settled at `epoch`). */
+  /**
+   * Records when `r` is next checked for dormancy (settled at `epoch`), writing as little as it can:
+   * a check already filed for an epoch no later than the new one stands (it looks again then and
+   * files the next), and a check no longer needed is left to be dropped when its epoch comes (the
+   * record's `dueEpoch` names the one entry that counts). So a touch writes the due index only when
+   * it brings the check forward, and never deletes from it.
+   */
   private reschedule(r: RentRecord, epoch: number): void {
     const next = dueEpoch(r, epoch, this.params);
-    if (next === r.dueEpoch) return;
-    this.unschedule(r);
-    if (next !== null) {
-      r.dueEpoch = next;
-      this.store.setDue(next, r.address, true);
+    if (next === null) {
+      r.dueEpoch = null;
+      return;
     }
+    if (r.dueEpoch !== null && r.dueEpoch > epoch && r.dueEpoch <= next) return;
+    r.dueEpoch = next;
+    this.store.setDue(next, r.address, true);
   }
 
   takeWrites(): RecordWrite[] {
