@@ -14,6 +14,7 @@ import { method, type MethodTable, type RpcMethod } from './method.js';
 import { netMethods } from './net.js';
 import { txpoolMethods } from './txpool.js';
 import { web3Methods } from './web3.js';
+import { debugMethods } from './debug.js';
 
 /**
  * Runs `m` once no block is being committed, so it reads the modules' committed state
@@ -47,6 +48,7 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
     ...netMethods,
     ...txpoolMethods,
     ...web3Methods,
+    ...debugMethods,
   };
   for (const more of extra) {
     for (const [name, m] of Object.entries(more)) {

@@ -17,11 +17,13 @@ export interface HardhatPeer {
 }
 
 /** Start `hardhat node` on a free port from a throwaway config (chain id 9000 unless given); resolves once it listens. */
-export async function startHardhat(options: { chainId?: number } = {}): Promise<HardhatPeer> {
+export async function startHardhat(options: { chainId?: number; keepRevertedTransactions?: boolean } = {}): Promise<HardhatPeer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-hardhat-'));
   const config = path.join(dir, 'hardhat.config.cjs');
   // Per-request console logging would slow Hardhat down for reasons no user of it has, so it is off.
-  writeFileSync(config, `module.exports = { networks: { hardhat: { chainId: ${options.chainId ?? 9000}, loggingEnabled: false } } };\n`);
+  // keepRevertedTransactions: a transaction that reverts is mined (as a chain does) instead of refused at sending.
+  const keep = options.keepRevertedTransactions ? ', throwOnTransactionFailures: false' : '';
+  writeFileSync(config, `module.exports = { networks: { hardhat: { chainId: ${options.chainId ?? 9000}, loggingEnabled: false${keep} } } };\n`);
   const pkg = require.resolve('hardhat/package.json', { paths: [repoRoot()] });
   const version = (require(pkg) as { version: string }).version;
   const cli = path.join(path.dirname(pkg), 'internal', 'cli', 'cli.js');

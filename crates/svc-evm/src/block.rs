@@ -22,7 +22,7 @@ use svc_primitives::{
 };
 use svc_store::codec::BlockBody;
 use svc_store::state::{apply_changes, record_slot, record_word, AccountFields, StateChanges, StorageChange};
-use svc_store::{BlockCommit, StateAt, Store, StoredBlock};
+use svc_store::{BlockCommit, StateAt, Store, StoredBlock, TraceInputs};
 
 use crate::db::StoreDb;
 use crate::dormancy::{Dormancy, DormancyCheck, DormancyGuard};
@@ -255,6 +255,11 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
     let mut deferred = Vec::new();
     let mut gas_used = 0u64;
     apply_moves(&mut state, &req.pre_moves, None)?;
+    // The accounts the moves before the transactions and the system transactions change: their
+    // state before the first EVM transaction is kept for re-executing the block in a trace.
+    let mut pre_evm: std::collections::BTreeSet<Address> = req.pre_moves.iter().flat_map(|m| [m.from, m.to]).flatten().collect();
+    let mut before_evm: Option<Vec<(Address, u64, U256)>> = None;
+    let mut system_txs = 0u32;
     let check = req.dormancy.as_ref().map(|d| DormancyCheck::new(&view, d));
     let guard = DormancyGuard { check: check.as_ref() };
     let guarded = check.is_some();
@@ -304,7 +309,14 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
                 None => {}
             }
             if let Some(outcome) = system.remove(&index) {
+                if before_evm.is_some() {
+                    return Err(ChainError::Invalid("a system-module transaction follows an EVM transaction: system transactions come first".into()));
+                }
+                pre_evm.extend([*sender, header.beneficiary]);
+                pre_evm.extend(tx.to());
+                pre_evm.extend(outcome.moves.iter().flat_map(|m| [m.from, m.to]).flatten());
                 let (success, logs) = apply_system_tx(evm.db_mut(), &tx, *sender, &header, &outcome)?;
+                system_txs += 1;
                 gas_used += outcome.gas_used;
                 receipts.push(TxReceipt::new(tx.tx_type(), success, gas_used, logs));
                 tx_hashes.push(tx.hash);
@@ -312,6 +324,14 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
                 body.senders.push(*sender);
                 included_txs.push(tx);
                 continue;
+            }
+            if before_evm.is_none() {
+                let mut accounts = Vec::with_capacity(pre_evm.len());
+                for a in &pre_evm {
+                    let info = evm.db_mut().basic(*a).map_err(|e| ChainError::Evm(e.to_string()))?.unwrap_or_default();
+                    accounts.push((*a, info.nonce, info.balance));
+                }
+                before_evm = Some(accounts);
             }
             let result = if guarded { evm.inspect_tx_commit(tx_env(&tx, *sender)) } else { evm.transact_commit(tx_env(&tx, *sender)) };
             let result = match result {
@@ -334,6 +354,8 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
     if let Some(failure) = check.as_ref().and_then(|c| c.failure.borrow_mut().take()) {
         return Err(ChainError::Evm(format!("reading dormancy records: {failure}")));
     }
+    let refused: Vec<Address> = check.as_ref().map(|c| c.refused.borrow().iter().copied().collect()).unwrap_or_default();
+    drop(check);
     // The accounts with code that the block's execution loaded (called, created, or read by
     // BALANCE / EXTCODE*): what the rent rules count as activity, read by the next block's hooks.
     let mut active_code: Vec<Address> = state
@@ -387,6 +409,11 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
         app_writes: req.app_writes.into_iter().map(|w| (w.key, w.value)).collect(),
         explorer_writes,
         active_code,
+        trace_inputs: TraceInputs {
+            system_txs,
+            accounts: before_evm.unwrap_or_default(),
+            refused,
+        },
     };
     Ok(FinalizedBlock {
         commit,

@@ -382,3 +382,25 @@ pub fn trace_call(
     let run = caller.inspect(gas, &mut tracer)?;
     Ok(tracer.finish(outcome(run)))
 }
+
+/// debug_traceCall: the call as eth_call runs it (the same defaults and checks) on the state after
+/// the block `header` closes, under geth's tracer `opts`.
+pub fn debug_trace_call(
+    state: StateAt<'_>,
+    header: &Header,
+    chain_id: u64,
+    rpc_gas_cap: u64,
+    req: &CallRequest,
+    opts: &alloy_rpc_types_trace::geth::GethDebugTracingOptions,
+) -> Result<alloy_rpc_types_trace::geth::GethTrace, crate::debug_trace::TraceError> {
+    let tracer = crate::debug_trace::Tracer::new(opts)?;
+    let gas = match req.gas {
+        Some(g) if rpc_gas_cap > 0 => g.min(rpc_gas_cap),
+        Some(g) => g,
+        None if rpc_gas_cap > 0 => rpc_gas_cap.min(header.gas_limit),
+        None => header.gas_limit,
+    };
+    let mut caller = Caller::new(state, header, chain_id, req);
+    let (block, cfg, tx) = caller.envs(gas).map_err(|text| crate::debug_trace::TraceError::Chain(ChainError::Invalid(text)))?;
+    Ok(crate::debug_trace::traced(&mut caller.db, block, cfg, tx, &[], tracer)?)
+}

@@ -237,6 +237,29 @@ impl Chain {
         call::trace_call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, overrides)
     }
 
+    /// geth's debug traces of block `number`'s transactions (all, or the one at index `only`).
+    pub fn debug_trace_block(
+        &self,
+        number: u64,
+        only: Option<usize>,
+        opts: &alloy_rpc_types_trace::geth::GethDebugTracingOptions,
+    ) -> Result<Vec<(B256, alloy_rpc_types_trace::geth::GethTrace)>, crate::debug_trace::TraceError> {
+        crate::debug_trace::trace_block(&self.store, self.chain_id, number, only, opts)
+    }
+
+    /// geth's debug trace of a call on the state after block `number` (debug_traceCall).
+    pub fn debug_trace_call(
+        &self,
+        req: &CallRequest,
+        number: u64,
+        opts: &alloy_rpc_types_trace::geth::GethDebugTracingOptions,
+    ) -> Result<alloy_rpc_types_trace::geth::GethTrace, crate::debug_trace::TraceError> {
+        let view = self.view();
+        let state = self.state_at(&view, number)?;
+        let header = Self::header_of(&view, number)?;
+        call::debug_trace_call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, opts)
+    }
+
     /// eth_estimateGas on the state after block `number`.
     pub fn estimate_gas(&self, req: &CallRequest, number: u64) -> Result<EstimateOutcome, ChainError> {
         let view = self.view();

@@ -58,11 +58,13 @@ pub struct DormancyCheck<'a> {
     known: RefCell<HashMap<Address, bool>>,
     /// A read of the records failed: the block must fail rather than run on a guess.
     pub failure: RefCell<Option<String>>,
+    /// The dormant accounts a call was refused at (what a trace of the block re-applies).
+    pub refused: RefCell<std::collections::BTreeSet<Address>>,
 }
 
 impl<'a> DormancyCheck<'a> {
     pub fn new(view: &'a ReadView, dormancy: &'a Dormancy) -> Self {
-        Self { view, dormancy, known: RefCell::new(HashMap::new()), failure: RefCell::new(None) }
+        Self { view, dormancy, known: RefCell::new(HashMap::new()), failure: RefCell::new(None), refused: RefCell::new(Default::default()) }
     }
 
     pub fn is_dormant(&self, address: &Address) -> bool {
@@ -98,9 +100,29 @@ impl<CTX: ContextTr> Inspector<CTX> for DormancyGuard<'_, '_> {
     fn call(&mut self, _context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
         let check = self.check?;
         let target = [inputs.target_address, inputs.bytecode_address, inputs.caller].into_iter().find(|a| check.is_dormant(a))?;
-        Some(CallOutcome::new(
-            InterpreterResult::new(InstructionResult::Revert, error_data(&dormant_reason(&target)), Gas::new(inputs.gas_limit)),
-            inputs.return_memory_offset.clone(),
-        ))
+        check.refused.borrow_mut().insert(target);
+        Some(refusal(&target, inputs))
+    }
+}
+
+/// The outcome of a call refused at dormant `target`: a revert with the reason, the call's gas returned.
+pub fn refusal(target: &Address, inputs: &CallInputs) -> CallOutcome {
+    CallOutcome::new(
+        InterpreterResult::new(InstructionResult::Revert, error_data(&dormant_reason(target)), Gas::new(inputs.gas_limit)),
+        inputs.return_memory_offset.clone(),
+    )
+}
+
+/// Refuses calls at a fixed set of accounts: a traced block re-executed with the dormant accounts its
+/// calls were refused at (the set is the same for every transaction of a block).
+pub struct RefusedAt<'a>(pub &'a [Address]);
+
+impl<CTX: ContextTr> Inspector<CTX> for RefusedAt<'_> {
+    fn call(&mut self, _context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let target = [inputs.target_address, inputs.bytecode_address, inputs.caller].into_iter().find(|a| self.0.contains(a))?;
+        Some(refusal(&target, inputs))
     }
 }

@@ -4,6 +4,7 @@ pub mod block;
 pub mod call;
 pub mod chain;
 pub mod db;
+pub mod debug_trace;
 pub mod dormancy;
 pub mod errors;
 pub mod genesis;

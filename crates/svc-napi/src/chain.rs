@@ -467,6 +467,42 @@ impl Chain {
         })
     }
 
+    /// geth's debug traces of block `number`'s transactions, all or the one at `index`, under the
+    /// tracer `options` names (geth's tracing options as JSON), on the exec lane: the JSON of
+    /// `[{txHash, result}]`. Errors carry a code: TRACE_OPTIONS (the options), TRACE_NOT_FOUND,
+    /// TRACE_UNAVAILABLE (a block written before the node kept what re-executing it needs).
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn debug_trace_block<'env>(&self, env: &'env Env, number: i64, index: Option<u32>, options: String) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let (chain, number) = (self.chain()?.clone(), to_count(number, "block number")?);
+            let opts = trace_options(&options)?;
+            on_lane(
+                env,
+                &svc_lanes::lanes().exec,
+                move || chain.debug_trace_block(number, index.map(|i| i as usize), &opts).map_err(trace_error),
+                |traces| {
+                    let list: Vec<serde_json::Value> = traces
+                        .into_iter()
+                        .map(|(hash, result)| serde_json::json!({ "txHash": hash, "result": result }))
+                        .collect();
+                    serde_json::to_string(&list).map_err(|e| js_error(e.to_string()))
+                },
+            )
+        })
+    }
+
+    /// geth's debug trace of a call on the state after `block_number` (debug_traceCall), as JSON.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn debug_trace_call<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64, options: String) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
+            let opts = trace_options(&options)?;
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.debug_trace_call(&request, block, &opts).map_err(trace_error), |trace| {
+                serde_json::to_string(&trace).map_err(|e| js_error(e.to_string()))
+            })
+        })
+    }
+
     /// A call watched by the validation tracer, with code overrides, on the exec lane: a bundler's
     /// simulation of a user operation (refused with code QueueFull when its queue is full).
     #[napi(ts_return_type = "Promise<ValidationTraceResult>")]
@@ -743,5 +779,23 @@ fn produced_block(out: &svc_evm::ProducedBlock, queued: std::time::Duration) -> 
             root_ms: ms(out.timings.state_root),
             commit_ms: ms(out.timings.commit),
         },
+    }
+}
+
+/// geth's tracing options from their JSON ({} or null: the default struct logger).
+fn trace_options(json: &str) -> napi::Result<alloy_rpc_types_trace::geth::GethDebugTracingOptions> {
+    if json.trim().is_empty() || json.trim() == "null" {
+        return Ok(Default::default());
+    }
+    serde_json::from_str(json).map_err(|e| coded_error("TRACE_OPTIONS", format!("tracing options: {e}")))
+}
+
+fn trace_error(err: svc_evm::debug_trace::TraceError) -> napi::Error {
+    use svc_evm::debug_trace::TraceError;
+    match err {
+        TraceError::Options(text) => coded_error("TRACE_OPTIONS", text),
+        TraceError::NotFound(text) => coded_error("TRACE_NOT_FOUND", text),
+        TraceError::Unavailable(text) => coded_error("TRACE_UNAVAILABLE", text),
+        TraceError::Chain(e) => chain_error(e),
     }
 }

@@ -11,7 +11,7 @@ pub mod trie;
 
 pub use state::{StateAt, StateChanges, StateUpdate};
 pub use recent::{BlockData, RecentBlocks};
-pub use store::{BlockCommit, ReadView, Store, StoredBlock};
+pub use store::{BlockCommit, ReadView, Store, StoredBlock, TraceInputs};
 
 /// Why a storage operation failed.
 #[derive(Debug, thiserror::Error)]

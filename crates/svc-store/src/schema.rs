@@ -35,15 +35,20 @@ pub const CF_SLOT_CHANGES: &str = "slot_changes";
 /// Block number -> the accounts with code that the block's execution loaded (20-byte addresses,
 /// ascending): the activity the rent rules read of a block's parent.
 pub const CF_ACTIVE_CODE: &str = "active_code";
+/// Block number -> what a block did before its first EVM transaction and what re-executing it
+/// cannot see otherwise (debug tracing): the accounts the moves before its transactions and its
+/// system-module transactions changed (address ++ nonce u64 ++ balance 32 bytes each, after them),
+/// then the dormant accounts its calls were refused at. Absent when both are empty.
+pub const CF_TRACE_INPUTS: &str = "trace_inputs";
 
 /// The explorer's indexes (address history, token transfers, holders, charts), derived from blocks.
 pub const CF_EXPLORER: &str = "explorer";
 /// Explorer users: accounts, refresh token families, API keys (as hashes), watchlists.
 pub const CF_USERS: &str = "users";
 
-pub const ALL_CFS: [&str; 16] = [
+pub const ALL_CFS: [&str; 17] = [
     CF_ACCOUNTS, CF_STORAGE, CF_CODE, CF_TRIE, CF_HEADERS, CF_BODIES, CF_RECEIPTS,
-    CF_HASH_TO_NUMBER, CF_TX_INDEX, CF_META, CF_APP, CF_SLOT_COUNTS, CF_SLOT_CHANGES, CF_ACTIVE_CODE, CF_EXPLORER, CF_USERS,
+    CF_HASH_TO_NUMBER, CF_TX_INDEX, CF_META, CF_APP, CF_SLOT_COUNTS, CF_SLOT_CHANGES, CF_ACTIVE_CODE, CF_TRACE_INPUTS, CF_EXPLORER, CF_USERS,
 ];
 
 /// Column families written outside block commits, by the node's own services (not consensus state).
@@ -55,6 +60,9 @@ pub const META_CHAIN_ID: &[u8] = b"chain_id";
 /// Present once CF_SLOT_COUNTS holds every account's count (a data dir from before the counts is
 /// counted once when opened).
 pub const META_SLOT_COUNTS: &[u8] = b"slot_counts_v1";
+
+/// The first block whose trace inputs are kept (a data dir from before them keeps them from its next block).
+pub const META_TRACE_INPUTS_FROM: &[u8] = b"trace_inputs_from";
 
 pub fn number_key(number: u64) -> [u8; 8] {
     number.to_be_bytes()

@@ -48,6 +48,70 @@ pub struct BlockCommit {
     pub explorer_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
     /// The accounts with code that the block's execution loaded, ascending.
     pub active_code: Vec<Address>,
+    /// What re-executing the block for a trace needs besides its body (see CF_TRACE_INPUTS).
+    pub trace_inputs: TraceInputs,
+}
+
+/// The state a block's EVM transactions started from beyond its parent's, and the dormant accounts
+/// its calls were refused at: what debug tracing re-executes it with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceInputs {
+    /// The block's leading transactions that system modules decided (not run in the EVM).
+    pub system_txs: u32,
+    /// Accounts as the moves before the transactions and the system-module transactions left them: (address, nonce, balance).
+    pub accounts: Vec<(Address, u64, U256)>,
+    pub refused: Vec<Address>,
+}
+
+impl TraceInputs {
+    pub fn is_empty(&self) -> bool {
+        self.system_txs == 0 && self.accounts.is_empty() && self.refused.is_empty()
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(12 + self.accounts.len() * 60 + self.refused.len() * 20);
+        out.extend_from_slice(&self.system_txs.to_be_bytes());
+        out.extend_from_slice(&(self.accounts.len() as u32).to_be_bytes());
+        for (address, nonce, balance) in &self.accounts {
+            out.extend_from_slice(address.as_slice());
+            out.extend_from_slice(&nonce.to_be_bytes());
+            out.extend_from_slice(&balance.to_be_bytes::<32>());
+        }
+        out.extend_from_slice(&(self.refused.len() as u32).to_be_bytes());
+        for address in &self.refused {
+            out.extend_from_slice(address.as_slice());
+        }
+        out
+    }
+
+    pub fn decode(bytes: &[u8]) -> StoreResult<Self> {
+        let corrupt = || StoreError::Corrupt(format!("trace inputs: {} bytes", bytes.len()));
+        let take = |at: &mut usize, n: usize| -> StoreResult<&[u8]> {
+            let end = at.checked_add(n).filter(|e| *e <= bytes.len()).ok_or_else(corrupt)?;
+            let out = &bytes[*at..end];
+            *at = end;
+            Ok(out)
+        };
+        let mut at = 0;
+        let system_txs = u32::from_be_bytes(take(&mut at, 4)?.try_into().expect("4 bytes"));
+        let count = u32::from_be_bytes(take(&mut at, 4)?.try_into().expect("4 bytes")) as usize;
+        let mut accounts = Vec::with_capacity(count.min(1 << 16));
+        for _ in 0..count {
+            let address = Address::from_slice(take(&mut at, 20)?);
+            let nonce = u64::from_be_bytes(take(&mut at, 8)?.try_into().expect("8 bytes"));
+            let balance = U256::from_be_slice(take(&mut at, 32)?);
+            accounts.push((address, nonce, balance));
+        }
+        let count = u32::from_be_bytes(take(&mut at, 4)?.try_into().expect("4 bytes")) as usize;
+        let mut refused = Vec::with_capacity(count.min(1 << 16));
+        for _ in 0..count {
+            refused.push(Address::from_slice(take(&mut at, 20)?));
+        }
+        if at != bytes.len() {
+            return Err(corrupt());
+        }
+        Ok(Self { system_txs, accounts, refused })
+    }
 }
 
 /// The RocksDB database of one data directory.
@@ -91,6 +155,7 @@ impl Store {
         })?;
         let db = Arc::new(db);
         count_slots_once(&db)?;
+        mark_trace_inputs_start(&db)?;
         let recent = Arc::new(RecentBlocks::new(RecentBlocks::DEFAULT_CAPACITY));
         let view = Arc::new(ReadView::pin(db.clone(), recent.clone())?);
         Ok(Self { db, view: RwLock::new(view), commit_lock: Mutex::new(()), recent })
@@ -187,6 +252,7 @@ impl Store {
         batch.put_cf(meta, META_GENESIS, block.hash);
         batch.put_cf(meta, META_CHAIN_ID, chain_id.to_be_bytes());
         batch.put_cf(meta, META_SLOT_COUNTS, []);
+        batch.put_cf(meta, META_TRACE_INPUTS_FROM, 0u64.to_be_bytes());
         let view = self.write_block(batch, &block)?;
         self.remember(block);
         Ok(view)
@@ -266,6 +332,9 @@ impl Store {
         if !changed.is_empty() {
             batch.put_cf(cf(db, CF_SLOT_CHANGES), nkey, changed);
         }
+        if !block.trace_inputs.is_empty() {
+            batch.put_cf(cf(db, CF_TRACE_INPUTS), nkey, block.trace_inputs.encode());
+        }
         if !block.active_code.is_empty() {
             let active: Vec<u8> = block.active_code.iter().flat_map(|a| a.as_slice().iter().copied()).collect();
             batch.put_cf(cf(db, CF_ACTIVE_CODE), nkey, active);
@@ -314,6 +383,19 @@ impl Store {
         *self.view.write() = view.clone();
         Ok(view)
     }
+}
+
+/// A data dir written before trace inputs were kept keeps them from its next block on.
+fn mark_trace_inputs_start(db: &DB) -> StoreResult<()> {
+    let meta = cf(db, CF_META);
+    if db.get_cf(meta, META_TRACE_INPUTS_FROM)?.is_some() {
+        return Ok(());
+    }
+    let Some(head) = db.get_cf(meta, META_HEAD)? else { return Ok(()) };
+    // The head pointer is the head block's number (big-endian) as the store writes it.
+    let next = if head.len() >= 8 { u64::from_be_bytes(head[..8].try_into().expect("8 bytes")) + 1 } else { 0 };
+    db.put_cf(meta, META_TRACE_INPUTS_FROM, next.to_be_bytes())?;
+    Ok(())
 }
 
 /// A data dir written before slot counts were kept is counted once, from its flat storage (its
@@ -489,6 +571,16 @@ impl ReadView {
             .chunks_exact(28)
             .map(|c| Ok((Address::from_slice(&c[..20]), codec::decode_u64(&c[20..], "slot count")?)))
             .collect()
+    }
+
+    /// What re-executing block `number` for a trace needs besides its body; None for a block from
+    /// before they were kept.
+    pub fn trace_inputs(&self, number: u64) -> StoreResult<Option<TraceInputs>> {
+        let from = self.get(CF_META, META_TRACE_INPUTS_FROM)?.map(|b| codec::decode_u64(&b, "trace inputs start")).transpose()?.unwrap_or(u64::MAX);
+        if number < from {
+            return Ok(None);
+        }
+        Ok(Some(self.get(CF_TRACE_INPUTS, number_key(number))?.map(|b| TraceInputs::decode(&b)).transpose()?.unwrap_or_default()))
     }
 
     /// The accounts with code that block `number`'s execution loaded, ascending by address.

@@ -43,6 +43,7 @@ fn commit(store: &Store, changes: StateChanges, receipts: Vec<TxReceipt>) -> (B2
         app_writes: Vec::new(),
         explorer_writes: Vec::new(),
         active_code: Vec::new(),
+        trace_inputs: Default::default(),
     };
     if parent.is_none() {
         store.commit_genesis(block, 9000).unwrap();

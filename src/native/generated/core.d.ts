@@ -51,6 +51,15 @@ export declare class Chain {
   /** eth_call on the exec lane (refused with code QueueFull when its queue is full). */
   call(req: CallRequest, blockNumber: number): Promise<CallResult>
   /**
+   * geth's debug traces of block `number`'s transactions, all or the one at `index`, under the
+   * tracer `options` names (geth's tracing options as JSON), on the exec lane: the JSON of
+   * `[{txHash, result}]`. Errors carry a code: TRACE_OPTIONS (the options), TRACE_NOT_FOUND,
+   * TRACE_UNAVAILABLE (a block written before the node kept what re-executing it needs).
+   */
+  debugTraceBlock(number: number, index: number | undefined | null, options: string): Promise<string>
+  /** geth's debug trace of a call on the state after `block_number` (debug_traceCall), as JSON. */
+  debugTraceCall(req: CallRequest, blockNumber: number, options: string): Promise<string>
+  /**
    * A call watched by the validation tracer, with code overrides, on the exec lane: a bundler's
    * simulation of a user operation (refused with code QueueFull when its queue is full).
    */

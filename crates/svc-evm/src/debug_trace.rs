@@ -1,0 +1,241 @@
+//! geth's debug tracing (debug_traceTransaction, debug_traceBlockByNumber/Hash, debug_traceCall):
+//! a block is re-executed on its parent's state with what it did before its first EVM transaction
+//! (the moves before its transactions and its system-module transactions, kept per block by the
+//! store) and the dormant accounts its calls were refused at; the transactions asked for run under
+//! the tracer geth names (the struct logger by default, callTracer, prestateTracer with diffMode,
+//! 4byteTracer, noopTracer), built by revm-inspectors into geth's JSON shapes.
+
+use alloy_primitives::{Address, Bytes, B256, U256};
+use alloy_rpc_types_trace::geth::{
+    CallFrame, DefaultFrame, FourByteFrame, GethDebugBuiltInTracerType, GethDebugTracerType, GethDebugTracingOptions, GethTrace, NoopFrame,
+    PreStateFrame, PreStateMode,
+};
+use revm::context::result::{EVMError, ExecutionResult};
+use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
+use revm::database::CacheDB;
+use revm::handler::{ExecuteCommitEvm, MainBuilder, MainContext};
+use revm::{DatabaseCommit, DatabaseRef, InspectCommitEvm, InspectEvm};
+use revm_inspectors::tracing::{FourByteInspector, TracingInspector, TracingInspectorConfig};
+use svc_primitives::SignedTransaction;
+use svc_store::{StateAt, Store};
+
+use crate::block::{block_env, cfg_env, tx_env};
+use crate::db::StoreDb;
+use crate::dormancy::RefusedAt;
+use crate::errors::{invalid_tx_text, ChainError};
+
+/// Why a trace could not be made (the RPC layer maps these to error codes).
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The tracer or its configuration is not one this node serves, or does not parse.
+    #[error("{0}")]
+    Options(String),
+    /// The block or transaction is unknown.
+    #[error("{0}")]
+    NotFound(String),
+    /// The block cannot be re-executed (written before the node kept what that needs).
+    #[error("{0}")]
+    Unavailable(String),
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+}
+
+impl From<svc_store::StoreError> for TraceError {
+    fn from(e: svc_store::StoreError) -> Self {
+        TraceError::Chain(e.into())
+    }
+}
+
+/// What one tracer makes of one transaction.
+pub(crate) enum Tracer {
+    Default(TracingInspector, alloy_rpc_types_trace::geth::GethDefaultTracingOptions),
+    Call(TracingInspector, alloy_rpc_types_trace::geth::CallConfig),
+    PreState(TracingInspector, alloy_rpc_types_trace::geth::PreStateConfig),
+    FourByte(FourByteInspector),
+    Noop,
+}
+
+impl Tracer {
+    pub(crate) fn new(opts: &GethDebugTracingOptions) -> Result<Self, TraceError> {
+        let bad = |e: serde_json::Error| TraceError::Options(format!("tracerConfig: {e}"));
+        Ok(match &opts.tracer {
+            None => Tracer::Default(TracingInspector::new(TracingInspectorConfig::from_geth_config(&opts.config)), opts.config.clone()),
+            Some(GethDebugTracerType::BuiltInTracer(t)) => match t {
+                GethDebugBuiltInTracerType::CallTracer => {
+                    let config = opts.tracer_config.clone().into_call_config().map_err(bad)?;
+                    Tracer::Call(TracingInspector::new(TracingInspectorConfig::from_geth_call_config(&config)), config)
+                }
+                GethDebugBuiltInTracerType::PreStateTracer => {
+                    let config = opts.tracer_config.clone().into_pre_state_config().map_err(bad)?;
+                    Tracer::PreState(TracingInspector::new(TracingInspectorConfig::from_geth_prestate_config(&config)), config)
+                }
+                GethDebugBuiltInTracerType::FourByteTracer => Tracer::FourByte(FourByteInspector::default()),
+                GethDebugBuiltInTracerType::NoopTracer => Tracer::Noop,
+                other => return Err(TraceError::Options(format!("tracer {other:?} is not served: use callTracer, prestateTracer, 4byteTracer, noopTracer or the default struct logger"))),
+            },
+            Some(GethDebugTracerType::JsTracer(_)) => {
+                return Err(TraceError::Options("JavaScript tracers are not served: use callTracer, prestateTracer, 4byteTracer, noopTracer or the default struct logger".into()))
+            }
+        })
+    }
+}
+
+/// The database a traced block runs on: its parent's state with what came before its EVM transactions.
+type TraceDb<'a> = CacheDB<StoreDb<'a>>;
+
+fn evm_error<E: std::fmt::Display>(e: EVMError<E>, sender: Address) -> ChainError {
+    match e {
+        EVMError::Transaction(t) => ChainError::Invalid(invalid_tx_text(&t, sender)),
+        other => ChainError::Evm(other.to_string()),
+    }
+}
+
+/// Runs `tx` under `tracer` on `db` (committing its changes) and returns geth's trace of it.
+pub(crate) fn traced<DB: DatabaseRef>(
+    db: &mut CacheDB<DB>,
+    block: BlockEnv,
+    cfg: CfgEnv,
+    env: TxEnv,
+    refused: &[Address],
+    tracer: Tracer,
+) -> Result<GethTrace, ChainError>
+where
+    DB::Error: std::fmt::Display,
+{
+    let gas_limit = env.gas_limit;
+    let sender = env.caller;
+    macro_rules! build {
+        ($db:expr) => {
+            Context::mainnet().with_db($db).with_block(block.clone()).with_cfg(cfg.clone())
+        };
+    }
+    Ok(match tracer {
+        Tracer::Noop => {
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector(RefusedAt(refused));
+            evm.inspect_tx_commit(env).map_err(|e| evm_error(e, sender))?;
+            NoopFrame::default().into()
+        }
+        Tracer::FourByte(inspector) => {
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, RefusedAt(refused)));
+            evm.inspect_tx_commit(env).map_err(|e| evm_error(e, sender))?;
+            FourByteFrame::from(&evm.inspector.0).into()
+        }
+        Tracer::Default(inspector, config) => {
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, RefusedAt(refused)));
+            let result = evm.inspect_tx_commit(env).map_err(|e| evm_error(e, sender))?;
+            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), RefusedAt(&[])));
+            let output = output_of(&result);
+            let frame: DefaultFrame = inspector.with_transaction_gas_limit(gas_limit).into_geth_builder().geth_traces(result.tx_gas_used(), output, config);
+            frame.into()
+        }
+        Tracer::Call(inspector, config) => {
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, RefusedAt(refused)));
+            let result = evm.inspect_tx_commit(env).map_err(|e| evm_error(e, sender))?;
+            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), RefusedAt(&[])));
+            let frame: CallFrame = inspector.with_transaction_gas_limit(gas_limit).into_geth_builder().geth_call_traces(config, result.tx_gas_used());
+            frame.into()
+        }
+        Tracer::PreState(inspector, config) => {
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, RefusedAt(refused)));
+            let outcome = evm.inspect_tx(env).map_err(|e| evm_error(e, sender))?;
+            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), RefusedAt(&[])));
+            drop(evm);
+            let frame: PreStateFrame = inspector
+                .with_transaction_gas_limit(gas_limit)
+                .into_geth_builder()
+                .geth_prestate_traces(&outcome, &config, &*db)
+                .map_err(|e| ChainError::Evm(e.to_string()))?;
+            db.commit(outcome.state);
+            frame.into()
+        }
+    })
+}
+
+fn output_of(result: &ExecutionResult) -> Bytes {
+    match result {
+        ExecutionResult::Success { output, .. } => output.data().clone(),
+        ExecutionResult::Revert { output, .. } => output.clone(),
+        _ => Bytes::new(),
+    }
+}
+
+/// A transaction a system module decided: no EVM ran it, so its trace is the call as its receipt
+/// records it (no inner calls, no opcodes).
+fn system_trace(tx: &SignedTransaction, sender: Address, gas_used: u64, success: bool, opts: &GethDebugTracingOptions) -> Result<GethTrace, TraceError> {
+    Ok(match Tracer::new(opts)? {
+        Tracer::Call(..) => CallFrame {
+            from: sender,
+            to: tx.to(),
+            value: Some(tx.value()),
+            gas: U256::from(tx.gas_limit()),
+            gas_used: U256::from(gas_used),
+            input: tx.input().clone(),
+            error: (!success).then(|| "execution reverted".to_string()),
+            typ: "CALL".to_string(),
+            ..Default::default()
+        }
+        .into(),
+        Tracer::Default(..) => DefaultFrame { failed: !success, gas: gas_used, ..Default::default() }.into(),
+        Tracer::PreState(_, config) => {
+            if config.is_diff_mode() {
+                PreStateFrame::Diff(Default::default()).into()
+            } else {
+                PreStateFrame::Default(PreStateMode::default()).into()
+            }
+        }
+        Tracer::FourByte(_) => FourByteFrame::default().into(),
+        Tracer::Noop => NoopFrame::default().into(),
+    })
+}
+
+/// geth's traces of block `number`'s transactions (all, or the one at `only`), each with its hash.
+pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize>, opts: &GethDebugTracingOptions) -> Result<Vec<(B256, GethTrace)>, TraceError> {
+    Tracer::new(opts)?;
+    if number == 0 {
+        return Err(TraceError::NotFound("genesis is not traceable".into()));
+    }
+    let view = store.view();
+    let header = view.block(number)?.ok_or_else(|| TraceError::NotFound(format!("block #{number} not found")))?.header;
+    let body = view.body(number)?.ok_or_else(|| TraceError::NotFound(format!("block #{number} not found")))?;
+    let receipts = view.receipts(number)?.unwrap_or_default();
+    let inputs = view
+        .trace_inputs(number)?
+        .ok_or_else(|| TraceError::Unavailable(format!("block #{number} was written before this node kept what re-executing it needs: it cannot be traced")))?;
+    let state = StateAt::at_block(&view, number - 1)?;
+    let mut db: TraceDb<'_> = CacheDB::new(StoreDb { state });
+    for (address, nonce, balance) in &inputs.accounts {
+        let mut info = db.basic_ref(*address).map_err(|e| ChainError::Evm(e.to_string()))?.unwrap_or_default();
+        info.nonce = *nonce;
+        info.balance = *balance;
+        db.insert_account_info(*address, info);
+    }
+    let last = only.map_or(body.txs.len(), |i| i + 1);
+    let mut out = Vec::new();
+    let mut cumulative = 0u64;
+    for (index, (raw, sender)) in body.txs.iter().zip(&body.senders).enumerate().take(last) {
+        let tx = SignedTransaction::decode(raw).map_err(|e| ChainError::Invalid(format!("block #{number} transaction {index}: {e}")))?;
+        let receipt = receipts.get(index);
+        let gas_used = receipt.map_or(0, |r| r.cumulative_gas_used - cumulative);
+        cumulative = receipt.map_or(cumulative, |r| r.cumulative_gas_used);
+        let wanted = only.is_none_or(|i| i == index);
+        if (index as u32) < inputs.system_txs {
+            // Already in the state the EVM transactions start from.
+            if wanted {
+                out.push((tx.hash, system_trace(&tx, *sender, gas_used, receipt.is_some_and(|r| r.success), opts)?));
+            }
+            continue;
+        }
+        let env = tx_env(&tx, *sender);
+        if wanted {
+            out.push((tx.hash, traced(&mut db, block_env(&header), cfg_env(chain_id), env, &inputs.refused, Tracer::new(opts)?)?));
+        } else if inputs.refused.is_empty() {
+            let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env(&header)).with_cfg(cfg_env(chain_id)).build_mainnet();
+            evm.transact_commit(env).map_err(|e| evm_error(e, *sender))?;
+        } else {
+            let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env(&header)).with_cfg(cfg_env(chain_id)).build_mainnet_with_inspector(RefusedAt(&inputs.refused));
+            evm.inspect_tx_commit(env).map_err(|e| evm_error(e, *sender))?;
+        }
+    }
+    Ok(out)
+}
+
