@@ -14,7 +14,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { startNode, type RunningNode } from '../src/node.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { startHardhat, type HardhatPeer } from './support/hardhat.js';
-import { JsonRpcError, rpc } from './support/json-rpc.js';
+import { JsonRpcError, rpc, waitFor } from './support/json-rpc.js';
 import { devnetConfig } from './support/node-config.js';
 import { compileContracts } from './support/solc.js';
 import { svcDevnet } from './support/viem-chain.js';
@@ -229,6 +229,36 @@ describe('debug tracing', { timeout: 240_000 }, () => {
     ]);
     assert.equal(call.logs!.length, 1);
     assert.equal(call.error, undefined);
+  });
+
+  it("indexes internal transactions for the explorer: the fanout's three transfers, per transaction and per address", async () => {
+    const api = `${node.explorerUrl}/api/v1`;
+    const get = async <T>(p: string) => ((await (await fetch(`${api}${p}`)).json()) as { data: T }).data;
+    const fanout = sent[4]!.svc;
+    const items = await waitFor(
+      'internal transactions indexed',
+      async () => {
+        const list = await get<{ from: string; to: string; value: string; type: string; traceAddress: number[]; success: boolean }[]>(`/transactions/${fanout}/internal-transactions`);
+        return list.length > 0 ? list : undefined;
+      },
+      20_000,
+      50,
+    );
+    assert.deepEqual(
+      items.map((t) => [t.type, t.from.toLowerCase(), t.to.toLowerCase(), t.value, t.traceAddress, t.success]),
+      payees.map((p, i) => ['call', addresses.caller.toLowerCase(), p, '10', [i], true]),
+    );
+    const page = await get<{ items: { transactionHash: string; value: string }[] }>(`/addresses/${payees[2]}/internal-transactions`);
+    assert.deepEqual(page.items.map((t) => [t.transactionHash, t.value]), [[fanout, '10']]);
+    const sentBy = await get<{ items: { transactionHash: string }[] }>(`/addresses/${addresses.caller}/internal-transactions?filter=from`);
+    assert.ok(sentBy.items.filter((t) => t.transactionHash === fanout).length === 3);
+    // The nested call's value to the target and the self-destruct's beneficiary are there too.
+    const nested = await get<{ type: string; to: string; value: string }[]>(`/transactions/${sent[3]!.svc}/internal-transactions`);
+    assert.deepEqual(nested.map((t) => [t.type, t.to.toLowerCase(), t.value]), [['call', addresses.target.toLowerCase(), '5']]);
+    const destroyed = await get<{ type: string; to: string }[]>(`/transactions/${sent[6]!.svc}/internal-transactions`);
+    assert.deepEqual(destroyed.map((t) => [t.type, t.to.toLowerCase()]), [['selfdestruct', payees[1]]]);
+    const unknown = await fetch(`${api}/transactions/0x${'ab'.repeat(32)}/internal-transactions`);
+    assert.equal(unknown.status, 404);
   });
 
   it('answers bad input with the right codes', async () => {

@@ -5,7 +5,7 @@ import { decodeUserOperationEvent, entryPointAddress, entryPointVersion } from '
 import type { Chain } from '../native/index.js';
 import type { Schema } from './definition.js';
 import { BadRequestError, NotFoundError } from './envelope.js';
-import type { Hex, TokenRecord, TransferRecord, TxSummary } from './indexer/records.js';
+import type { Hex, InternalTxRecord, TokenRecord, TransferRecord, TxSummary } from './indexer/records.js';
 
 type Rpc = Record<string, unknown>;
 
@@ -139,6 +139,46 @@ export const transferSchema: Schema = {
     logIndex: { type: 'integer' },
   },
 };
+
+/** An internal transaction (Blockscout's fields): value moved by a call inside a transaction, a creation or a self-destruct. */
+export const internalTxSchema: Schema = {
+  type: 'object',
+  properties: {
+    transactionHash: { type: 'string' },
+    blockNumber: { type: 'integer' },
+    transactionIndex: { type: 'integer' },
+    index: { type: 'integer' },
+    traceAddress: { type: 'array', items: { type: 'integer' } },
+    type: { type: 'string', enum: ['call', 'create', 'create2', 'selfdestruct'] },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    value: { type: 'string' },
+    gas: { type: 'string' },
+    gasUsed: { type: 'string' },
+    success: { type: 'boolean' },
+    error: { type: ['string', 'null'] },
+    timestamp: { type: 'integer' },
+  },
+};
+
+export function internalTxView(t: InternalTxRecord): Record<string, unknown> {
+  return {
+    transactionHash: t.txHash,
+    blockNumber: t.blockNumber,
+    transactionIndex: t.txIndex,
+    index: t.index,
+    traceAddress: t.traceAddress,
+    type: t.type,
+    from: addr(t.from),
+    to: addr(t.to),
+    value: t.value.toString(),
+    gas: t.gas.toString(),
+    gasUsed: t.gasUsed.toString(),
+    success: t.error === null,
+    error: t.error,
+    timestamp: t.timestamp,
+  };
+}
 
 export function transferView(t: TransferRecord, token?: TokenRecord): Record<string, unknown> {
   return {

@@ -247,6 +247,11 @@ impl Chain {
         crate::debug_trace::trace_block(&self.store, self.chain_id, number, only, opts)
     }
 
+    /// The value transfers and creations inside block `number`'s transactions, from its call traces.
+    pub fn internal_transactions(&self, number: u64) -> Result<Vec<crate::debug_trace::InternalTx>, crate::debug_trace::TraceError> {
+        crate::debug_trace::internal_transactions(&self.store, self.chain_id, number)
+    }
+
     /// geth's debug trace of a call on the state after block `number` (debug_traceCall).
     pub fn debug_trace_call(
         &self,

@@ -239,3 +239,66 @@ pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize
     Ok(out)
 }
 
+
+/// A value transfer or creation inside a transaction (the explorer's internal transactions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InternalTx {
+    pub tx_index: u32,
+    pub tx_hash: B256,
+    /// Its place in the transaction's call tree (child indexes from the top call).
+    pub trace_address: Vec<u32>,
+    /// call, create, create2 or selfdestruct.
+    pub kind: &'static str,
+    pub from: Address,
+    /// The callee, the created contract, or the self-destruct's beneficiary.
+    pub to: Address,
+    pub value: U256,
+    pub gas: u64,
+    pub gas_used: u64,
+    /// Why the frame failed (its changes were undone).
+    pub error: Option<String>,
+}
+
+/// The internal transactions of block `number`: every frame below a transaction's top call that
+/// moves value (CALL, CALLCODE), creates a contract or self-destructs, from the block's call traces.
+pub fn internal_transactions(store: &Store, chain_id: u64, number: u64) -> Result<Vec<InternalTx>, TraceError> {
+    let opts = GethDebugTracingOptions { tracer: Some(GethDebugTracerType::BuiltInTracer(GethDebugBuiltInTracerType::CallTracer)), ..Default::default() };
+    let traces = trace_block(store, chain_id, number, None, &opts)?;
+    let mut out = Vec::new();
+    for (index, (hash, trace)) in traces.into_iter().enumerate() {
+        let GethTrace::CallTracer(top) = trace else { continue };
+        let mut path = Vec::new();
+        walk(&top, index as u32, hash, &mut path, &mut out);
+    }
+    Ok(out)
+}
+
+fn walk(frame: &CallFrame, tx_index: u32, tx_hash: B256, path: &mut Vec<u32>, out: &mut Vec<InternalTx>) {
+    for (i, child) in frame.calls.iter().enumerate() {
+        path.push(i as u32);
+        let value = child.value.unwrap_or_default();
+        let kind = match child.typ.as_str() {
+            "CALL" | "CALLCODE" if !value.is_zero() => Some("call"),
+            "CREATE" => Some("create"),
+            "CREATE2" => Some("create2"),
+            "SELFDESTRUCT" => Some("selfdestruct"),
+            _ => None,
+        };
+        if let (Some(kind), Some(to)) = (kind, child.to) {
+            out.push(InternalTx {
+                tx_index,
+                tx_hash,
+                trace_address: path.clone(),
+                kind,
+                from: child.from,
+                to,
+                value,
+                gas: child.gas.saturating_to(),
+                gas_used: child.gas_used.saturating_to(),
+                error: child.error.clone(),
+            });
+        }
+        walk(child, tx_index, tx_hash, path, out);
+        path.pop();
+    }
+}

@@ -491,6 +491,32 @@ impl Chain {
         })
     }
 
+    /// The value transfers and creations inside block `number`'s transactions (the explorer's
+    /// internal transactions), from its call traces, on the backfill lane.
+    #[napi(ts_return_type = "Promise<Array<InternalTransaction>>")]
+    pub fn internal_transactions<'env>(&self, env: &'env Env, number: i64) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let (chain, number) = (self.chain()?.clone(), to_count(number, "block number")?);
+            on_lane(env, &svc_lanes::lanes().backfill, move || chain.internal_transactions(number).map_err(trace_error), |list| {
+                Ok(list
+                    .into_iter()
+                    .map(|t| InternalTransaction {
+                        tx_index: t.tx_index,
+                        tx_hash: buffer(t.tx_hash.as_slice()),
+                        trace_address: t.trace_address,
+                        kind: t.kind.to_string(),
+                        from: buffer(t.from.as_slice()),
+                        to: buffer(t.to.as_slice()),
+                        value: from_u256(t.value),
+                        gas: from_u64(t.gas),
+                        gas_used: from_u64(t.gas_used),
+                        error: t.error,
+                    })
+                    .collect::<Vec<_>>())
+            })
+        })
+    }
+
     /// geth's debug trace of a call on the state after `block_number` (debug_traceCall), as JSON.
     #[napi(ts_return_type = "Promise<string>")]
     pub fn debug_trace_call<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64, options: String) -> napi::Result<Object<'env>> {

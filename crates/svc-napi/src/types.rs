@@ -335,3 +335,22 @@ pub struct ValidationTraceResult {
     /// Keccak preimages' first words and their hashes, as [word, hash] pairs.
     pub keccak: Vec<Vec<Buffer>>,
 }
+
+/// A value transfer or creation inside a transaction (the explorer's internal transactions).
+#[napi(object)]
+pub struct InternalTransaction {
+    pub tx_index: u32,
+    pub tx_hash: Buffer,
+    /// Its place in the call tree: child indexes from the transaction's top call.
+    pub trace_address: Vec<u32>,
+    /// call, create, create2 or selfdestruct.
+    pub kind: String,
+    pub from: Buffer,
+    /// The callee, the created contract or the self-destruct's beneficiary.
+    pub to: Buffer,
+    pub value: BigInt,
+    pub gas: BigInt,
+    pub gas_used: BigInt,
+    /// Why the frame failed (its changes were undone).
+    pub error: Option<String>,
+}

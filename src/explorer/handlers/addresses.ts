@@ -4,11 +4,11 @@ import { toAddress } from '../../modules/kernel/module.js';
 import type { AccountRentInfo } from '../../modules/rent/types.js';
 import { rpc as rpcParams } from '../../params.js';
 import type { Handler } from '../definition.js';
-import type { AddressRole } from '../indexer/records.js';
+import type { AddressRole, InternalTxRecord } from '../indexer/records.js';
 import { decodeCursor, encodeCursor, keysetPage, PAGE } from '../pagination.js';
 import type { Entry } from '../store.js';
 import { be, readBe } from '../store.js';
-import { addr, logView, num, tokenView, transferView, txSummaryView, userOperationView } from '../views.js';
+import { addr, internalTxView, logView, num, tokenView, transferView, txSummaryView, userOperationView } from '../views.js';
 
 const bytesOf = (a: string) => Buffer.from(a.slice(2), 'hex');
 const rentFields = ({ address: _a, ...fields }: AccountRentInfo) => fields;
@@ -81,6 +81,31 @@ export const addressHandlers: Record<string, Handler> = {
         }
       },
       (e) => ({ ...txSummaryView(e.value.tx), roles: e.value.roles }),
+    );
+  },
+
+  getAddressInternalTransactions: ({ params, query }, { indexes }) => {
+    const sub = bytesOf(params.address as string);
+    const a = addr(params.address as string);
+    const filter = query.filter as 'from' | 'to' | undefined;
+    const keep = (r: InternalTxRecord) => filter === undefined || (filter === 'from' ? addr(r.from) === a : addr(r.to) === a);
+    return keysetPage(
+      decodeCursor(query.cursor as string | undefined),
+      limitOf(query),
+      (from, limit, older) => {
+        const out: Entry<InternalTxRecord>[] = [];
+        let at: Buffer | undefined = from === undefined ? undefined : Buffer.concat([sub, from]);
+        for (;;) {
+          const chunk = indexes.addressInternalTxs.scan(sub, at, limit * 2, older);
+          for (const e of chunk) {
+            if (keep(e.value)) out.push({ key: e.key.subarray(sub.length), value: e.value });
+            if (out.length >= limit) return out;
+          }
+          if (chunk.length < limit * 2) return out;
+          at = chunk[chunk.length - 1]!.key;
+        }
+      },
+      (e) => internalTxView(e.value),
     );
   },
 

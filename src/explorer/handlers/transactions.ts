@@ -6,7 +6,7 @@ import { NotFoundError } from '../envelope.js';
 import { transfersOf, type RpcLog } from '../transfers.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
-import { addr, big, logView, lowerHex, num, pendingView, transferView, txSummaryView, userOperationView } from '../views.js';
+import { addr, big, internalTxView, logView, lowerHex, num, pendingView, transferView, txSummaryView, userOperationView } from '../views.js';
 
 type Rpc = Record<string, unknown>;
 const hashBytes = (h: string) => Buffer.from(h.slice(2), 'hex');
@@ -140,5 +140,11 @@ export const transactionHandlers: Record<string, Handler> = {
   getTransactionLogs: ({ params }, services) => (mined(services, params.hash as string).receipt.logs as Rpc[]).map(logView),
 
   getTransactionTokenTransfers: ({ params }, services) => tokenTransfers(services, mined(services, params.hash as string).receipt),
+
+  getTransactionInternalTransactions: ({ params }, services) => {
+    mined(services, params.hash as string);
+    // A transaction moves value to at most this many places inside it as the index keeps them.
+    return services.indexes.internalTxs.scan(hashBytes(params.hash as string), undefined, 10_000, false).map((e) => internalTxView(e.value));
+  },
 };
 

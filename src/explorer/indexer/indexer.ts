@@ -4,8 +4,9 @@
 // and decimals of newly seen tokens (with eth_call), which the native side queues for it.
 import type { Logger } from 'pino';
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex as ViemHex } from 'viem';
-import type { Chain } from '../../native/index.js';
-import { ExplorerIndexes, INDEXED_HEIGHT, type Hex, type TokenType } from './records.js';
+import { NativeError, type Chain } from '../../native/index.js';
+import { be, commit, type Write } from '../store.js';
+import { addressKey, ExplorerIndexes, INDEXED_HEIGHT, INTERNAL_HEIGHT, position, type Hex, type InternalTxRecord, type TokenType } from './records.js';
 
 export class Indexer {
   readonly indexes: ExplorerIndexes;
@@ -26,6 +27,12 @@ export class Indexer {
   indexedHeight(): number {
     const h = this.indexes.meta.get(INDEXED_HEIGHT);
     return h === undefined ? -1 : h;
+  }
+
+  /** The last block whose internal transactions are indexed (0 before any). */
+  internalHeight(): number {
+    const h = this.indexes.meta.get(INTERNAL_HEIGHT);
+    return h === undefined ? 0 : h;
   }
 
   /** Blocks the index is behind the chain's head. */
@@ -55,6 +62,8 @@ export class Indexer {
       this.lastBlockMs = performance.now() - started;
       this.maxBlockMs = Math.max(this.maxBlockMs, this.lastBlockMs);
     }
+    // Internal transactions: each indexed block re-executed with a call tracer, in block order.
+    while (!this.stopped && this.internalHeight() < this.indexedHeight()) await this.indexInternal(this.internalHeight() + 1);
     for (const entry of this.indexes.metadataQueue.scan(Buffer.alloc(0), undefined, 100, false)) {
       if (this.stopped) return;
       const token = `0x${entry.key.toString('hex')}` as Hex;
@@ -63,6 +72,51 @@ export class Indexer {
       this.chain.setTokenMetadata(entry.key, m.name ?? undefined, m.symbol ?? undefined, m.decimals ?? undefined);
     }
   }
+
+  /**
+   * Block `number`'s internal transactions (value moved by calls inside its transactions, contracts
+   * created, self-destructs) by transaction and by address, with the height, in one batch. A block
+   * written before the node kept what re-executing it needs has none to give: it is passed over.
+   */
+  private async indexInternal(number: number): Promise<void> {
+    let found: Awaited<ReturnType<Chain['internalTransactions']>> = [];
+    try {
+      found = await this.chain.internalTransactions(number);
+    } catch (err) {
+      if (!(err instanceof NativeError && err.code === 'TRACE_UNAVAILABLE')) throw err;
+      if (!this.warnedUnavailable) this.log.info({ number }, 'internal transactions are not indexed for blocks from before the node kept what re-executing them needs');
+      this.warnedUnavailable = true;
+    }
+    const timestamp = Number(BigInt((this.chain.getBlockSummary({ number }) as { timestamp?: string } | null)?.timestamp ?? '0x0'));
+    const writes: Write[] = [];
+    const seq = new Map<number, number>();
+    for (const t of found) {
+      const index = seq.get(t.txIndex) ?? 0;
+      seq.set(t.txIndex, index + 1);
+      const record: InternalTxRecord = {
+        txHash: `0x${t.txHash.toString('hex')}`,
+        blockNumber: number,
+        txIndex: t.txIndex,
+        index,
+        traceAddress: t.traceAddress,
+        type: t.kind as InternalTxRecord['type'],
+        from: `0x${t.from.toString('hex')}`,
+        to: `0x${t.to.toString('hex')}`,
+        value: t.value,
+        gas: t.gas,
+        gasUsed: t.gasUsed,
+        error: t.error ?? null,
+        timestamp,
+      };
+      writes.push(this.indexes.internalTxs.putWrite(Buffer.concat([t.txHash, be(index, 4)]), record));
+      const at = Buffer.concat([position(number, t.txIndex), be(index, 4)]);
+      for (const a of new Set([record.from, record.to])) writes.push(this.indexes.addressInternalTxs.putWrite(Buffer.concat([addressKey(a), at]), record));
+    }
+    writes.push(this.indexes.meta.putWrite(INTERNAL_HEIGHT, number));
+    commit(this.chain, 'explorer', writes);
+  }
+
+  private warnedUnavailable = false;
 
   /** name(), symbol() and decimals() at the head, where the contract answers them (null otherwise). */
   private async metadata(token: Hex, type: TokenType): Promise<{ name: string | null; symbol: string | null; decimals: number | null }> {

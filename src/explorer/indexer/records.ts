@@ -81,6 +81,24 @@ export interface AddressCounters {
   lastBlock: number;
 }
 
+/** A value transfer or creation inside a transaction, from its call trace. */
+export interface InternalTxRecord {
+  txHash: Hex;
+  blockNumber: number;
+  txIndex: number;
+  /** Its order among the transaction's internal transactions. */
+  index: number;
+  traceAddress: number[];
+  type: 'call' | 'create' | 'create2' | 'selfdestruct';
+  from: Hex;
+  to: Hex;
+  value: bigint;
+  gas: bigint;
+  gasUsed: bigint;
+  error: string | null;
+  timestamp: number;
+}
+
 /** Aggregates of one UTC day. */
 export interface DayStats {
   day: number;
@@ -121,6 +139,9 @@ export class ExplorerIndexes {
   readonly tokenSearch: Repository<number>;
   /** Tokens whose name, symbol and decimals are still to be read. */
   readonly metadataQueue: Repository<number>;
+  /** Internal transactions by transaction (hash ++ index) and by address (address ++ block ++ tx index ++ index). */
+  readonly internalTxs: Repository<InternalTxRecord>;
+  readonly addressInternalTxs: Repository<InternalTxRecord>;
 
   constructor(chain: Chain) {
     const repo = <T>(prefix: string) => new Repository<T>(chain, 'explorer', Buffer.from(prefix, 'utf8'));
@@ -140,10 +161,14 @@ export class ExplorerIndexes {
     this.dayActive = repo('D/');
     this.tokenSearch = repo('s/');
     this.metadataQueue = repo(METADATA_QUEUE.toString('utf8'));
+    this.internalTxs = repo('x/');
+    this.addressInternalTxs = repo('X/');
   }
 }
 
 export const INDEXED_HEIGHT = Buffer.from('indexed', 'utf8');
+/** The last block whose internal transactions are indexed (they come from re-executing it, after its other records). */
+export const INTERNAL_HEIGHT = Buffer.from('internal', 'utf8');
 export const METADATA_QUEUE = Buffer.from('q/', 'utf8');
 /** Running totals kept under meta: transactions, addresses seen, tokens detected. */
 export const TOTAL_TRANSACTIONS = Buffer.from('transactions', 'utf8');

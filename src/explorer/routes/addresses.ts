@@ -2,7 +2,7 @@
 import type { ParamDef, RouteDef, RouteModule } from '../definition.js';
 import { addressHandlers } from '../handlers/addresses.js';
 import { pageParams, pageSchema, schemas } from '../validate.js';
-import { transferSchema, txSchema, userOperationSchema } from '../views.js';
+import { internalTxSchema, transferSchema, txSchema, userOperationSchema } from '../views.js';
 
 const address: ParamDef = { name: 'address', in: 'path', description: '0x address', schema: schemas.address };
 
@@ -60,6 +60,20 @@ const definitions: RouteDef[] = [
       { name: 'filter', in: 'query', description: 'from | to (default: both)', schema: { type: 'string', enum: ['from', 'to'] } },
     ],
     response: pageSchema(txSchema),
+  },
+  {
+    id: 'getAddressInternalTransactions',
+    method: 'GET',
+    path: '/addresses/{address}/internal-transactions',
+    category: 'Addresses',
+    summary: 'Internal transactions from or to the address (value moved by calls inside transactions, creations, self-destructs); newest first.',
+    auth: 'public',
+    params: [
+      address,
+      ...pageParams,
+      { name: 'filter', in: 'query', description: 'from | to (default: both)', schema: { type: 'string', enum: ['from', 'to'] } },
+    ],
+    response: pageSchema(internalTxSchema),
   },
   {
     id: 'getAddressTokenTransfers',

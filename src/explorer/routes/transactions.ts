@@ -3,7 +3,7 @@
 import type { RouteDef, RouteModule } from '../definition.js';
 import { transactionHandlers } from '../handlers/transactions.js';
 import { pageParams, pageSchema, schemas } from '../validate.js';
-import { transferSchema, txSchema, userOperationSchema } from '../views.js';
+import { internalTxSchema, transferSchema, txSchema, userOperationSchema } from '../views.js';
 
 const txHash = { name: 'hash', in: 'path' as const, description: 'transaction hash', schema: schemas.hash };
 
@@ -87,6 +87,16 @@ const definitions: RouteDef[] = [
     auth: 'public',
     params: [txHash],
     response: { type: 'array', items: transferSchema },
+  },
+  {
+    id: 'getTransactionInternalTransactions',
+    method: 'GET',
+    path: '/transactions/{hash}/internal-transactions',
+    category: 'Transactions',
+    summary: "A mined transaction's internal transactions: value moved by calls inside it, contracts it created, self-destructs (from its call trace), in call order.",
+    auth: 'public',
+    params: [txHash],
+    response: { type: 'array', items: internalTxSchema },
   },
 ];
 

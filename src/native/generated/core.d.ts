@@ -57,6 +57,11 @@ export declare class Chain {
    * TRACE_UNAVAILABLE (a block written before the node kept what re-executing it needs).
    */
   debugTraceBlock(number: number, index: number | undefined | null, options: string): Promise<string>
+  /**
+   * The value transfers and creations inside block `number`'s transactions (the explorer's
+   * internal transactions), from its call traces, on the backfill lane.
+   */
+  internalTransactions(number: number): Promise<Array<InternalTransaction>>
   /** geth's debug trace of a call on the state after `block_number` (debug_traceCall), as JSON. */
   debugTraceCall(req: CallRequest, blockNumber: number, options: string): Promise<string>
   /**
@@ -383,6 +388,24 @@ export interface HttpServerOptions {
 export interface HttpServerStats {
   calls: Array<MethodCount>
   responses: Array<StatusCount>
+}
+
+/** A value transfer or creation inside a transaction (the explorer's internal transactions). */
+export interface InternalTransaction {
+  txIndex: number
+  txHash: Buffer
+  /** Its place in the call tree: child indexes from the transaction's top call. */
+  traceAddress: Array<number>
+  /** call, create, create2 or selfdestruct. */
+  kind: string
+  from: Buffer
+  /** The callee, the created contract or the self-destruct's beneficiary. */
+  to: Buffer
+  value: bigint
+  gas: bigint
+  gasUsed: bigint
+  /** Why the frame failed (its changes were undone). */
+  error?: string
 }
 
 /** Intrinsic gas of a call with `data` under Prague rules (including the EIP-7623 calldata floor). */
