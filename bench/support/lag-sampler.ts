@@ -1,7 +1,8 @@
 // The explorer's index lag as a client sees it, sampled from a process of its own (so that the
 // bench's own work never delays a sample): every `interval` ms, the chain head from JSON-RPC
 // (eth_blockNumber) and the explorer's indexed height (/health/ready), asked at the same moment.
-// One JSON line per sample on stdout: {"at": ms since start, "head": n, "indexed": n, "lag": n}
+// One JSON line per sample on stdout: {"at": ms since start, "head": n, "indexed": n, "lag": n,
+// "internalLag": n (the internal transactions' index, when the explorer reports it)}
 // or {"at": ms, "error": "..."}. Runs until its stdin closes.
 //
 //   node dist/bench/support/lag-sampler.js <json-rpc url> <explorer api url> [interval ms]
@@ -28,12 +29,12 @@ async function head(): Promise<number> {
   return Number(((await res.json()) as { result: string }).result);
 }
 
-async function indexed(): Promise<number> {
-  const body = (await (await fetch(`${apiUrl}/health/ready`)).json()) as { data?: { indexed: number }; error?: string };
-  if (typeof body.data?.indexed === 'number') return body.data.indexed;
+async function indexed(): Promise<{ indexed: number; internal?: number }> {
+  const body = (await (await fetch(`${apiUrl}/health/ready`)).json()) as { data?: { indexed: number; internalIndexed?: number }; error?: string };
+  if (typeof body.data?.indexed === 'number') return { indexed: body.data.indexed, ...(typeof body.data.internalIndexed === 'number' ? { internal: body.data.internalIndexed } : {}) };
   // 503 when the index is more than 2 blocks behind: "the index is N blocks behind the head (block H)".
   const m = /the index is (\d+) blocks behind the head \(block (\d+)\)/.exec(body.error ?? '');
-  if (m) return Number(m[2]) - Number(m[1]);
+  if (m) return { indexed: Number(m[2]) - Number(m[1]) };
   throw new Error(`no indexed height in ${JSON.stringify(body).slice(0, 200)}`);
 }
 
@@ -44,7 +45,8 @@ const sample = async (): Promise<void> => {
   const at = Math.round(performance.now() - started);
   try {
     const [h, i] = await Promise.all([head(), indexed()]);
-    process.stdout.write(`${JSON.stringify({ at, head: h, indexed: i, lag: Math.max(0, h - i) })}\n`);
+    const internal = i.internal === undefined ? {} : { internalLag: Math.max(0, h - i.internal) };
+    process.stdout.write(`${JSON.stringify({ at, head: h, indexed: i.indexed, lag: Math.max(0, h - i.indexed), ...internal })}\n`);
   } catch (err) {
     process.stdout.write(`${JSON.stringify({ at, error: (err as Error).message })}\n`);
   }

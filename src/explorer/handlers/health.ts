@@ -23,6 +23,9 @@ export const healthHandlers: Record<string, Handler> = {
       head,
       indexed,
       lag,
+      // Internal transactions come from re-executing indexed blocks: their height trails `indexed`.
+      internalIndexed: indexer.internalHeight(),
+      internalLag: head - indexer.internalHeight(),
       headAgeMs: production.headAgeMs,
       staleAfterMs: production.staleAfterMs,
       blockProduction: production.status,
