@@ -29,6 +29,7 @@ import WebSocket from 'ws';
 import { devGenesis, devGenesisValidators } from '../src/chain/genesis.js';
 import { replayChain } from '../src/chain/replay.js';
 import { epochOfHeight } from '../src/modules/staking/epoch.js';
+import type { AccountRentInfo } from '../src/modules/rent/types.js';
 import { startNode, type RunningNode } from '../src/node.js';
 import { rent as defaultRent, staking as defaultStaking, system, type RentParams, type StakingParams } from '../src/params.js';
 import { DEV_CHAIN_ID, devPrivateKeys, MULTICALL3_ADDRESS } from './support/dev-accounts.js';
@@ -56,16 +57,7 @@ const RENT_ABI = parseAbi([
 ]);
 const epochOf = (height: bigint | number) => epochOfHeight(Number(height), STAKING);
 
-interface RentInfo {
-  address: string;
-  storageDeposit: string;
-  storageSlotCount: number;
-  lastActiveEpoch: number;
-  isDormant: boolean;
-  rentOwed: string;
-  currentEpoch: number;
-  reactivationFee: string;
-}
+type RentInfo = AccountRentInfo;
 
 describe('account rent', { timeout: 240_000 }, () => {
   let node: RunningNode;

@@ -231,15 +231,20 @@ fn outcome(run: Run) -> CallOutcome {
 
 /// eth_call on `state` with `header` as the block context.
 pub fn call<'a>(state: StateAt<'a>, header: &'a Header, chain_id: u64, rpc_gas_cap: u64, req: &'a CallRequest, dormancy: Option<&'a DormancyCheck<'a>>) -> Result<CallOutcome, ChainError> {
-    let gas = match req.gas {
+    let gas = call_gas(req, rpc_gas_cap, header);
+    let mut caller = Caller::new(state, header, chain_id, req);
+    caller.dormancy = dormancy;
+    Ok(outcome(caller.run(gas)?))
+}
+
+/// The gas an eth_call runs with: the caller's, capped by the node's RPC gas cap; else the cap or the block's limit.
+fn call_gas(req: &CallRequest, rpc_gas_cap: u64, header: &Header) -> u64 {
+    match req.gas {
         Some(g) if rpc_gas_cap > 0 => g.min(rpc_gas_cap),
         Some(g) => g,
         None if rpc_gas_cap > 0 => rpc_gas_cap.min(header.gas_limit),
         None => header.gas_limit,
-    };
-    let mut caller = Caller::new(state, header, chain_id, req);
-    caller.dormancy = dormancy;
-    Ok(outcome(caller.run(gas)?))
+    }
 }
 
 fn failure(status: CallStatus, output: Bytes, error: String) -> EstimateOutcome {
@@ -370,12 +375,7 @@ pub fn trace_call(
     req: &CallRequest,
     overrides: &[(Address, Bytes)],
 ) -> Result<ValidationTrace, ChainError> {
-    let gas = match req.gas {
-        Some(g) if rpc_gas_cap > 0 => g.min(rpc_gas_cap),
-        Some(g) => g,
-        None if rpc_gas_cap > 0 => rpc_gas_cap.min(header.gas_limit),
-        None => header.gas_limit,
-    };
+    let gas = call_gas(req, rpc_gas_cap, header);
     let mut caller = Caller::new(state, header, chain_id, req);
     caller.override_code(overrides)?;
     let mut tracer = ValidationTracer::default();
@@ -394,12 +394,7 @@ pub fn debug_trace_call(
     opts: &alloy_rpc_types_trace::geth::GethDebugTracingOptions,
 ) -> Result<alloy_rpc_types_trace::geth::GethTrace, crate::debug_trace::TraceError> {
     let tracer = crate::debug_trace::Tracer::new(opts)?;
-    let gas = match req.gas {
-        Some(g) if rpc_gas_cap > 0 => g.min(rpc_gas_cap),
-        Some(g) => g,
-        None if rpc_gas_cap > 0 => rpc_gas_cap.min(header.gas_limit),
-        None => header.gas_limit,
-    };
+    let gas = call_gas(req, rpc_gas_cap, header);
     let mut caller = Caller::new(state, header, chain_id, req);
     let (block, cfg, tx) = caller.envs(gas).map_err(|text| crate::debug_trace::TraceError::Chain(ChainError::Invalid(text)))?;
     Ok(crate::debug_trace::traced(&mut caller.db, block, cfg, tx, &[], tracer)?)
