@@ -1,4 +1,5 @@
 // The method table: every JSON-RPC method this node serves over HTTP, by namespace.
+import { rawDebugMethods } from './debug/raw.js';
 import { blockMethods } from './eth/blocks.js';
 import { bundlerMethods } from './eth/bundler.js';
 import { callMethods } from './eth/call.js';
@@ -30,7 +31,7 @@ function afterCommit(m: RpcMethod): RpcMethod {
   };
 }
 
-/** The table of eth_*, net_*, txpool_*, web3_* and rpc_modules; other namespaces (svc_*) are added by their owners. */
+/** The table of eth_*, net_*, txpool_*, web3_*, debug_getRaw* and rpc_modules; other namespaces (svc_*) are added by their owners. */
 export function rpcMethods(...extra: MethodTable[]): MethodTable {
   const table: MethodTable = {
     ...chainMethods,
@@ -47,6 +48,7 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
     ...netMethods,
     ...txpoolMethods,
     ...web3Methods,
+    ...rawDebugMethods,
   };
   for (const more of extra) {
     for (const [name, m] of Object.entries(more)) {

@@ -30,8 +30,6 @@ const reasons: Record<string, string> = {
   eth_getWork: NO_MINING,
   eth_submitWork: NO_MINING,
   eth_submitHashrate: NO_MINING,
-  eth_getProof: 'Merkle proofs of accounts and storage are not served',
-  eth_createAccessList: 'access-list tracing is not served; send without an access list or build it locally',
   eth_blobBaseFee: 'the chain has no blob transactions',
   eth_subscribe: 'subscriptions need a WebSocket connection; use the WebSocket endpoint',
   eth_unsubscribe: 'subscriptions need a WebSocket connection; use the WebSocket endpoint',
