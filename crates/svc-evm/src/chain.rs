@@ -235,8 +235,13 @@ impl Chain {
         Ok(Some(crate::dormancy::Dormancy { prefix, dormant: Vec::new(), reactivated: Vec::new() }))
     }
 
-    /// eth_call on the state after block `number`, in that block's context, with geth's overrides.
-    pub fn call(&self, req: &CallRequest, number: u64, overrides: &CallOverrides) -> Result<CallOutcome, ChainError> {
+    /// eth_call on the state after block `number`, in that block's context.
+    pub fn call(&self, req: &CallRequest, number: u64) -> Result<CallOutcome, ChainError> {
+        self.call_with_overrides(req, number, &CallOverrides::default())
+    }
+
+    /// eth_call with geth's state and block overrides.
+    pub fn call_with_overrides(&self, req: &CallRequest, number: u64, overrides: &CallOverrides) -> Result<CallOutcome, ChainError> {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
@@ -281,8 +286,13 @@ impl Chain {
         call::trace_call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, overrides)
     }
 
-    /// eth_estimateGas on the state after block `number`, with geth's overrides.
-    pub fn estimate_gas(&self, req: &CallRequest, number: u64, overrides: &CallOverrides) -> Result<EstimateOutcome, ChainError> {
+    /// eth_estimateGas on the state after block `number`.
+    pub fn estimate_gas(&self, req: &CallRequest, number: u64) -> Result<EstimateOutcome, ChainError> {
+        self.estimate_gas_with_overrides(req, number, &CallOverrides::default())
+    }
+
+    /// eth_estimateGas with geth's state and block overrides.
+    pub fn estimate_gas_with_overrides(&self, req: &CallRequest, number: u64, overrides: &CallOverrides) -> Result<EstimateOutcome, ChainError> {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;

@@ -493,7 +493,7 @@ impl Chain {
         guarded(|| {
             let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
             let overrides = call_overrides(overrides)?;
-            on_lane(env, &svc_lanes::lanes().exec, move || chain.call(&request, block, &overrides).map_err(chain_error), |out| {
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.call_with_overrides(&request, block, &overrides).map_err(chain_error), |out| {
                 Ok(CallResult { status: status_str(out.status), output: buffer(&out.output), gas_used: from_u64(out.gas_used), error: out.error })
             })
         })
@@ -561,7 +561,7 @@ impl Chain {
         guarded(|| {
             let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
             let overrides = call_overrides(overrides)?;
-            on_lane(env, &svc_lanes::lanes().exec, move || chain.estimate_gas(&request, block, &overrides).map_err(chain_error), |out| {
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.estimate_gas_with_overrides(&request, block, &overrides).map_err(chain_error), |out| {
                 Ok(EstimateResult { status: status_str(out.status), gas: from_u64(out.gas), output: buffer(&out.output), error: out.error })
             })
         })

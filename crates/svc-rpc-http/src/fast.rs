@@ -381,7 +381,7 @@ fn result(chain: &Chain, read: &Read) -> Option<String> {
         Read::Code(a, at) => text(data(&chain.code(a, resolve(*at, head)?).ok()?)),
         Read::Storage(a, slot, at) => text(data(&chain.storage(a, slot, resolve(*at, head)?).ok()?.to_be_bytes::<32>())),
         Read::Call(req, at) => {
-            let outcome = chain.call(req, resolve(*at, head)?, &svc_evm::CallOverrides::default()).ok()?;
+            let outcome = chain.call(req, resolve(*at, head)?).ok()?;
             if outcome.status != CallStatus::Success {
                 return None;
             }
