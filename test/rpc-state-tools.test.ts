@@ -363,6 +363,9 @@ describe('raw transactions, headers and receipts', () => {
     const modules = await call('rpc_modules');
     assert.equal(modules.debug, '1.0');
     assert.equal(modules.eth, '1.0');
-    assert.equal((await callError('debug_getRawBlock', ['latest'])).code, rpcErrorCode.methodNotFound);
+    const refused = await callError('debug_getRawBlock', ['latest']);
+    assert.equal(refused.code, rpcErrorCode.methodNotSupported);
+    assert.match(refused.message, /^method not supported: debug_getRawBlock \(a block also carries system-module messages/);
+    assert.equal((await callError('debug_getRawBlok', ['latest'])).code, rpcErrorCode.methodNotFound);
   });
 });

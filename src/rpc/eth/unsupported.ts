@@ -31,6 +31,8 @@ const reasons: Record<string, string> = {
   eth_submitWork: NO_MINING,
   eth_submitHashrate: NO_MINING,
   eth_blobBaseFee: 'the chain has no blob transactions',
+  debug_getRawBlock:
+    'a block also carries system-module messages, which the Ethereum block encoding has no place for; use debug_getRawHeader, eth_getRawTransactionByBlockNumberAndIndex and debug_getRawReceipts',
   eth_subscribe: 'subscriptions need a WebSocket connection; use the WebSocket endpoint',
   eth_unsubscribe: 'subscriptions need a WebSocket connection; use the WebSocket endpoint',
 };
