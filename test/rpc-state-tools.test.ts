@@ -30,7 +30,7 @@ import { devnetConfig } from './support/node-config.js';
 import { compileContract } from './support/solc.js';
 import { svcDevnet } from './support/viem-chain.js';
 import { startNode, type RunningNode } from '../src/node.js';
-import { CHAIN_ID, chain as chainParams, rpc as rpcParams, rpcErrorCode } from '../src/params.js';
+import { CHAIN_ID, chain as chainParams, rpc as rpcParams, rpcErrorCode, system } from '../src/params.js';
 
 const account = mnemonicToAccount(chainParams.devMnemonic);
 /** Slots long enough that every block in these tests is produced by the test itself. */
@@ -293,6 +293,17 @@ describe('state and block overrides on eth_call, eth_estimateGas and eth_createA
     });
     const [number, time, gasLimit, cb, baseFee] = decodeContext(res.data!);
     assert.deepEqual([number, time, gasLimit, cb.toLowerCase(), baseFee], [12_345n, 1_900_000_000n, 40_000_000n, coinbase.toLowerCase(), 7n]);
+  });
+
+  it('a call to a system module takes no overrides; empty ones are no overrides', async () => {
+    const plain = await post('eth_call', [{ to: system.stakingAddress, data: '0x' }, 'latest']);
+    assert.deepEqual(await post('eth_call', [{ to: system.stakingAddress, data: '0x' }, 'latest', {}, {}]), plain);
+    assert.deepEqual(await post('eth_call', [{ to: system.stakingAddress, data: '0x' }, 'latest', null, { number: null }]), plain);
+    assert.deepEqual(await callError('eth_call', [{ to: system.stakingAddress, data: '0x' }, 'latest', { [vault]: { balance: '0x1' } }]), {
+      code: rpcErrorCode.invalidParams,
+      message: 'invalid argument 2: state and block overrides do not apply to a call to a system module',
+    });
+    assert.equal((await callError('eth_createAccessList', [{ to: system.stakingAddress, data: '0x' }, 'latest'])).code, rpcErrorCode.invalidParams);
   });
 
   it('malformed overrides are -32602 with a clear text and change nothing', async () => {

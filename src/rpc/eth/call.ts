@@ -85,8 +85,9 @@ function moduleFailure(outcome: ModuleOutcome): Error {
 
 /** The overrides the native call takes, or undefined when none were given. */
 export function callOverrides(state?: AccountOverride[], block?: BlockOverride): CallOverridesJs | undefined {
-  if ((state === undefined || state.length === 0) && block === undefined) return undefined;
-  return { state: state ?? [], block };
+  const blockGiven = block !== undefined && Object.values(block).some((v) => v !== undefined);
+  if ((state === undefined || state.length === 0) && !blockGiven) return undefined;
+  return { state: state ?? [], block: blockGiven ? block : undefined };
 }
 
 const callObject = required(parseCallObject);
