@@ -117,6 +117,11 @@ export const rpc = {
   maxBatchResponseBytes: 25 * 1000 * 1000,
   /** Public rate limit per IP (spec: 100 requests per second). */
   rateLimitPerSecond: 100,
+  /** eth_getProof: most storage keys in one request (geth has no limit; each key is a trie walk). */
+  maxProofStorageKeys: 1000,
+  /** State overrides of eth_call / eth_estimateGas / eth_createAccessList: most accounts, and most slots per account. */
+  maxOverrideAccounts: 1000,
+  maxOverrideSlots: 10_000,
   /** eth_getLogs: widest block range and most logs in one answer. */
   maxLogBlockRange: 10_000,
   maxLogResults: 10_000,

@@ -377,9 +377,12 @@ describe('transactions, receipts, reverts and logs', () => {
     assert.deepEqual(error, { code: rpcErrorCode.executionReverted, message: 'execution reverted: boom', data: revertData });
   });
 
-  it('state overrides are refused as invalid params', async () => {
-    const error = await callError('eth_call', [{ to: account.address }, 'latest', { [account.address]: { balance: '0x1' } }]);
-    assert.deepEqual(error, { code: rpcErrorCode.invalidParams, message: 'invalid argument 2: state overrides are not supported' });
+  it('a malformed state override is invalid params naming the account', async () => {
+    const error = await callError('eth_call', [{ to: account.address }, 'latest', { [account.address]: { balance: '0x1', state: {}, stateDiff: {} } }]);
+    assert.deepEqual(error, {
+      code: rpcErrorCode.invalidParams,
+      message: `invalid argument 2: ${account.address}: account ${account.address} has both 'state' and 'stateDiff'`,
+    });
   });
 
   it('a sent transaction is pending, then mined with a receipt; its log reaches filters and eth_getLogs', async () => {

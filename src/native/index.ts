@@ -12,7 +12,13 @@ import { loadAddon } from './loader.js';
 import type * as Generated from './generated/core.js';
 
 export type {
+  AccessListResult,
+  AccountOverrideJs,
+  AccountProofJs,
   AccountState,
+  BlockOverrideJs,
+  CallOverridesJs,
+  StorageWord,
   AppEntry,
   BalanceMove,
   BlockInputs,

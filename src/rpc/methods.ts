@@ -1,4 +1,5 @@
 // The method table: every JSON-RPC method this node serves over HTTP, by namespace.
+import { rawDebugMethods } from './debug/raw.js';
 import { blockMethods } from './eth/blocks.js';
 import { bundlerMethods } from './eth/bundler.js';
 import { callMethods } from './eth/call.js';
@@ -14,7 +15,7 @@ import { method, type MethodTable, type RpcMethod } from './method.js';
 import { netMethods } from './net.js';
 import { txpoolMethods } from './txpool.js';
 import { web3Methods } from './web3.js';
-import { debugMethods } from './debug.js';
+import { debugMethods } from './debug/trace.js';
 
 /**
  * Runs `m` once no block is being committed, so it reads the modules' committed state
@@ -31,7 +32,7 @@ function afterCommit(m: RpcMethod): RpcMethod {
   };
 }
 
-/** The table of eth_*, net_*, txpool_*, web3_* and rpc_modules; other namespaces (svc_*) are added by their owners. */
+/** The table of eth_*, net_*, txpool_*, web3_*, debug_getRaw* and rpc_modules; other namespaces (svc_*) are added by their owners. */
 export function rpcMethods(...extra: MethodTable[]): MethodTable {
   const table: MethodTable = {
     ...chainMethods,
@@ -49,6 +50,7 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
     ...txpoolMethods,
     ...web3Methods,
     ...debugMethods,
+    ...rawDebugMethods,
   };
   for (const more of extra) {
     for (const [name, m] of Object.entries(more)) {

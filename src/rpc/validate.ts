@@ -1,7 +1,7 @@
 // Parsers for JSON-RPC params: hex quantities, addresses, hashes, bytes, block tags and EIP-1898
 // block ids, call objects and log filters. Each throws InvalidValueError with geth's wording; the
 // dispatcher prefixes it with the argument index ("invalid argument 0: ...").
-import type { CallRequest } from '../native/index.js';
+import type { AccountOverrideJs, BlockOverrideJs, CallRequest, StorageWord } from '../native/index.js';
 import { rpc as rpcParams } from '../params.js';
 import { SvcError } from '../errors.js';
 
@@ -263,12 +263,107 @@ function parseAccessList(value: unknown): { address: Buffer; storageKeys: Buffer
   );
 }
 
-/** The state-override and block-override params of eth_call / eth_estimateGas are not served; empty ones are accepted. */
-export function parseAbsentOverrides(what: 'state' | 'block') {
-  return (value: unknown): undefined => {
-    const o = objectOf(value, `a ${what} override`);
-    if (Object.keys(o).length > 0) throw new InvalidValueError(`${what} overrides are not supported`);
-    return undefined;
+/** One account's state override, as the native call takes it. */
+export type AccountOverride = AccountOverrideJs;
+/** The block overrides, as the native call takes them. */
+export type BlockOverride = BlockOverrideJs;
+
+const ACCOUNT_OVERRIDE_FIELDS = new Set(['balance', 'nonce', 'code', 'state', 'stateDiff']);
+
+/** A storage map of a state override ({slot: value}, 32-byte hashes as in geth's map[Hash]Hash). */
+function parseStorageWords(value: unknown): StorageWord[] {
+  const o = objectOf(value, 'a storage');
+  const entries = Object.entries(o);
+  if (entries.length > rpcParams.maxOverrideSlots) {
+    throw new InvalidValueError(`too many storage slots: ${entries.length} > ${rpcParams.maxOverrideSlots}`);
+  }
+  return entries.map(([slot, word]) => ({
+    slot: member(`key ${slot}`, () => parseHash(slot)),
+    value: member(slot, () => parseHash(word)),
+  }));
+}
+
+/** geth's state override set: {address: {balance, nonce, code, state | stateDiff}}. */
+export function parseStateOverrides(value: unknown): AccountOverride[] {
+  const o = objectOf(value, 'a state override');
+  const entries = Object.entries(o);
+  if (entries.length > rpcParams.maxOverrideAccounts) {
+    throw new InvalidValueError(`too many accounts overridden: ${entries.length} > ${rpcParams.maxOverrideAccounts}`);
+  }
+  return entries.map(([key, fields]) =>
+    member(key, () => {
+      const address = parseAddress(key);
+      const f = objectOf(fields, 'an account override');
+      for (const name of Object.keys(f)) {
+        if (name === 'movePrecompileToAddress') throw new InvalidValueError('movePrecompileToAddress is not supported');
+        if (!ACCOUNT_OVERRIDE_FIELDS.has(name)) {
+          throw new InvalidValueError(`unknown field "${name}": want balance, nonce, code, state or stateDiff`);
+        }
+      }
+      if (present(f, 'state') && present(f, 'stateDiff')) {
+        throw new InvalidValueError(`account ${key} has both 'state' and 'stateDiff'`);
+      }
+      const out: AccountOverride = { address };
+      if (present(f, 'balance')) out.balance = member('balance', () => parseQuantity(f.balance));
+      if (present(f, 'nonce')) out.nonce = member('nonce', () => parseUint64(f.nonce));
+      if (present(f, 'code')) out.code = member('code', () => parseBytes(f.code));
+      if (present(f, 'state')) out.state = member('state', () => parseStorageWords(f.state));
+      if (present(f, 'stateDiff')) out.stateDiff = member('stateDiff', () => parseStorageWords(f.stateDiff));
+      return out;
+    }),
+  );
+}
+
+/** Block fields geth can override that this chain has no use for: refused rather than ignored. */
+const UNSERVED_BLOCK_OVERRIDES: Record<string, string> = {
+  difficulty: 'there is no difficulty on a proof-of-stake chain',
+  blobBaseFee: 'the chain has no blob transactions',
+  beaconRoot: 'the chain has no beacon root',
+  withdrawals: 'the chain has no withdrawals',
+};
+
+/** geth's block overrides: number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas. */
+export function parseBlockOverrides(value: unknown): BlockOverride {
+  const o = objectOf(value, 'a block override');
+  const out: BlockOverride = {};
+  for (const [name, v] of Object.entries(o)) {
+    if (v === undefined || v === null) continue;
+    const why = UNSERVED_BLOCK_OVERRIDES[name];
+    if (why !== undefined) throw new InvalidValueError(`${name}: cannot be overridden: ${why}`);
+    switch (name) {
+      case 'number':
+        out.number = member(name, () => parseUint64(v));
+        break;
+      case 'time':
+        out.time = member(name, () => parseUint64(v));
+        break;
+      case 'gasLimit':
+        out.gasLimit = member(name, () => parseUint64(v));
+        break;
+      case 'feeRecipient':
+        out.feeRecipient = member(name, () => parseAddress(v));
+        break;
+      case 'prevRandao':
+        out.prevRandao = member(name, () => parseHash(v));
+        break;
+      case 'baseFeePerGas':
+        out.baseFee = member(name, () => parseUint64(v));
+        break;
+      default:
+        throw new InvalidValueError(
+          `unknown field "${name}": want number, time, gasLimit, feeRecipient, prevRandao or baseFeePerGas`,
+        );
+    }
+  }
+  return out;
+}
+
+/** eth_getProof's storage keys: at most `max`, each up to 32 bytes; `exact` tells which were given as full 32-byte hashes. */
+export function parseProofKeys(max: number) {
+  return (value: unknown): { slot: Buffer; exact: boolean }[] => {
+    if (!Array.isArray(value)) throw new InvalidValueError(`expected an array of storage keys, got ${describe(value)}`);
+    if (value.length > max) throw new InvalidValueError(`too many storage keys: ${value.length} > ${max}`);
+    return members('', value, (k) => ({ slot: parseStorageSlot(k), exact: typeof k === 'string' && k.length === 66 }));
   };
 }
 

@@ -1,6 +1,6 @@
 //! eth_call and eth_estimateGas with geth's semantics.
 
-use alloy_primitives::{Address, Bytes, TxKind, U256};
+use alloy_primitives::{Address, Bytes, TxKind, B256, U256};
 use revm::context::result::{EVMError, ExecutionResult};
 use revm::bytecode::Bytecode;
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
@@ -17,6 +17,7 @@ use crate::block::{block_env, cfg_env, recovered_authorizations};
 use crate::db::StoreDb;
 use crate::errors::{halt_text, invalid_tx_text, ChainError};
 use crate::dormancy::{DormancyCheck, DormancyGuard};
+use crate::access_list::AccessListTracer;
 use crate::trace::{ValidationTrace, ValidationTracer};
 
 /// geth's estimateGasErrorRatio: stop the search once within 1.5% of the answer.
@@ -40,6 +41,36 @@ pub struct CallRequest {
     /// EIP-7702 authorizations: the call runs as a set-code transaction (type 4), the
     /// delegations applied before it (geth's TransactionArgs.AuthorizationList).
     pub authorization_list: Option<Vec<SignedAuthorization>>,
+}
+
+/// geth's state override of one account (eth_call's third param): each field given replaces the
+/// account's; `state` replaces all of its storage, `state_diff` only the slots listed.
+#[derive(Debug, Clone, Default)]
+pub struct AccountOverride {
+    pub address: Address,
+    pub balance: Option<U256>,
+    pub nonce: Option<u64>,
+    pub code: Option<Bytes>,
+    pub state: Option<Vec<(B256, B256)>>,
+    pub state_diff: Option<Vec<(B256, B256)>>,
+}
+
+/// geth's block overrides (eth_call's fourth param): the block context the call runs in.
+#[derive(Debug, Clone, Default)]
+pub struct BlockOverride {
+    pub number: Option<u64>,
+    pub time: Option<u64>,
+    pub gas_limit: Option<u64>,
+    pub fee_recipient: Option<Address>,
+    pub prev_randao: Option<B256>,
+    pub base_fee: Option<u64>,
+}
+
+/// The state and block overrides of one call (none by default).
+#[derive(Debug, Clone, Default)]
+pub struct CallOverrides {
+    pub state: Vec<AccountOverride>,
+    pub block: Option<BlockOverride>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,11 +122,13 @@ struct Caller<'a> {
     req: &'a CallRequest,
     /// Dormant accounts at the head: calls into them revert (docs/rent.md).
     dormancy: Option<&'a DormancyCheck<'a>>,
+    /// The block context's overrides, if any.
+    block_override: Option<BlockOverride>,
 }
 
 impl<'a> Caller<'a> {
     fn new(state: StateAt<'a>, header: &'a Header, chain_id: u64, req: &'a CallRequest) -> Self {
-        Self { db: CacheDB::new(StoreDb { state }), header, chain_id, req, dormancy: None }
+        Self { db: CacheDB::new(StoreDb { state }), header, chain_id, req, dormancy: None, block_override: None }
     }
 
     fn sender(&self) -> Address {
@@ -111,6 +144,26 @@ impl<'a> Caller<'a> {
     fn envs(&self, gas_limit: u64) -> Result<(BlockEnv, CfgEnv, TxEnv), String> {
         let req = self.req;
         let mut block = block_env(self.header);
+        if let Some(o) = &self.block_override {
+            if let Some(n) = o.number {
+                block.number = U256::from(n);
+            }
+            if let Some(t) = o.time {
+                block.timestamp = U256::from(t);
+            }
+            if let Some(g) = o.gas_limit {
+                block.gas_limit = g;
+            }
+            if let Some(a) = o.fee_recipient {
+                block.beneficiary = a;
+            }
+            if let Some(r) = o.prev_randao {
+                block.prevrandao = Some(r);
+            }
+            if let Some(f) = o.base_fee {
+                block.basefee = f;
+            }
+        }
         let priced = req.gas_price.is_some_and(|p| p > 0)
             || req.max_fee_per_gas.is_some_and(|p| p > 0)
             || req.max_priority_fee_per_gas.is_some_and(|p| p > 0);
@@ -174,6 +227,37 @@ impl<'a> Caller<'a> {
         settle(evm.transact(tx).map(|o| o.result), sender)
     }
 
+    /// Applies geth's state and block overrides before the runs that follow.
+    fn apply_overrides(&mut self, overrides: &CallOverrides) -> Result<(), ChainError> {
+        let db_err = |e: crate::db::StoreDbError| ChainError::Evm(e.to_string());
+        for o in &overrides.state {
+            let mut info = self.db.load_account(o.address).map_err(db_err)?.info.clone();
+            if let Some(balance) = o.balance {
+                info.balance = balance;
+            }
+            if let Some(nonce) = o.nonce {
+                info.nonce = nonce;
+            }
+            if let Some(code) = &o.code {
+                let bytecode = Bytecode::new_raw(code.clone());
+                info.code_hash = bytecode.hash_slow();
+                info.code = Some(bytecode);
+            }
+            self.db.insert_account_info(o.address, info);
+            if let Some(state) = &o.state {
+                let storage = state.iter().map(|(k, v)| (U256::from_be_bytes(k.0), U256::from_be_bytes(v.0))).collect();
+                self.db.replace_account_storage(o.address, storage).map_err(db_err)?;
+            }
+            if let Some(diff) = &o.state_diff {
+                for (k, v) in diff {
+                    self.db.insert_account_storage(o.address, U256::from_be_bytes(k.0), U256::from_be_bytes(v.0)).map_err(db_err)?;
+                }
+            }
+        }
+        self.block_override = overrides.block.clone();
+        Ok(())
+    }
+
     /// Places `code` at each overridden address for the runs that follow (balance, nonce and storage stay).
     fn override_code(&mut self, overrides: &[(Address, Bytes)]) -> Result<(), ChainError> {
         for (address, code) in overrides {
@@ -184,6 +268,17 @@ impl<'a> Caller<'a> {
             self.db.insert_account_info(*address, info);
         }
         Ok(())
+    }
+
+    /// One run at `gas_limit` with the access-list tracer watching.
+    fn inspect_access(&mut self, gas_limit: u64, tracer: &mut AccessListTracer) -> Result<Run, ChainError> {
+        let (block, cfg, tx) = match self.envs(gas_limit) {
+            Ok(envs) => envs,
+            Err(text) => return Ok(Run::Invalid(text)),
+        };
+        let sender = self.sender();
+        let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector(tracer);
+        settle(evm.inspect_tx(tx).map(|o| o.result), sender)
     }
 
     /// One run at `gas_limit` with `tracer` watching every frame.
@@ -230,20 +325,30 @@ fn outcome(run: Run) -> CallOutcome {
 }
 
 /// eth_call on `state` with `header` as the block context.
-pub fn call<'a>(state: StateAt<'a>, header: &'a Header, chain_id: u64, rpc_gas_cap: u64, req: &'a CallRequest, dormancy: Option<&'a DormancyCheck<'a>>) -> Result<CallOutcome, ChainError> {
-    let gas = call_gas(req, rpc_gas_cap, header);
+pub fn call<'a>(
+    state: StateAt<'a>,
+    header: &'a Header,
+    chain_id: u64,
+    rpc_gas_cap: u64,
+    req: &'a CallRequest,
+    dormancy: Option<&'a DormancyCheck<'a>>,
+    overrides: &CallOverrides,
+) -> Result<CallOutcome, ChainError> {
+    let gas = call_gas(header, rpc_gas_cap, req, overrides);
     let mut caller = Caller::new(state, header, chain_id, req);
     caller.dormancy = dormancy;
+    caller.apply_overrides(overrides)?;
     Ok(outcome(caller.run(gas)?))
 }
 
-/// The gas an eth_call runs with: the caller's, capped by the node's RPC gas cap; else the cap or the block's limit.
-fn call_gas(req: &CallRequest, rpc_gas_cap: u64, header: &Header) -> u64 {
+/// The gas of a call without its own limit: the RPC gas cap within the (overridden) block gas limit.
+fn call_gas(header: &Header, rpc_gas_cap: u64, req: &CallRequest, overrides: &CallOverrides) -> u64 {
+    let block_gas = overrides.block.as_ref().and_then(|b| b.gas_limit).unwrap_or(header.gas_limit);
     match req.gas {
         Some(g) if rpc_gas_cap > 0 => g.min(rpc_gas_cap),
         Some(g) => g,
-        None if rpc_gas_cap > 0 => rpc_gas_cap.min(header.gas_limit),
-        None => header.gas_limit,
+        None if rpc_gas_cap > 0 => rpc_gas_cap.min(block_gas),
+        None => block_gas,
     }
 }
 
@@ -259,12 +364,14 @@ pub fn estimate_gas<'a>(
     rpc_gas_cap: u64,
     req: &'a CallRequest,
     dormancy: Option<&'a DormancyCheck<'a>>,
+    overrides: &CallOverrides,
 ) -> Result<EstimateOutcome, ChainError> {
     let mut caller = Caller::new(state, header, chain_id, req);
     caller.dormancy = dormancy;
+    caller.apply_overrides(overrides)?;
     let mut hi = match req.gas {
         Some(g) if g >= TX_GAS => g,
-        _ => header.gas_limit,
+        _ => overrides.block.as_ref().and_then(|b| b.gas_limit).unwrap_or(header.gas_limit),
     };
     let fee_cap = caller.fee_cap();
     if fee_cap > 0 {
@@ -375,7 +482,7 @@ pub fn trace_call(
     req: &CallRequest,
     overrides: &[(Address, Bytes)],
 ) -> Result<ValidationTrace, ChainError> {
-    let gas = call_gas(req, rpc_gas_cap, header);
+    let gas = call_gas(header, rpc_gas_cap, req, &CallOverrides::default());
     let mut caller = Caller::new(state, header, chain_id, req);
     caller.override_code(overrides)?;
     let mut tracer = ValidationTracer::default();
@@ -394,8 +501,70 @@ pub fn debug_trace_call(
     opts: &alloy_rpc_types_trace::geth::GethDebugTracingOptions,
 ) -> Result<alloy_rpc_types_trace::geth::GethTrace, crate::debug_trace::TraceError> {
     let tracer = crate::debug_trace::Tracer::new(opts)?;
-    let gas = call_gas(req, rpc_gas_cap, header);
+    let gas = call_gas(header, rpc_gas_cap, req, &CallOverrides::default());
     let mut caller = Caller::new(state, header, chain_id, req);
     let (block, cfg, tx) = caller.envs(gas).map_err(|text| crate::debug_trace::TraceError::Chain(ChainError::Invalid(text)))?;
     Ok(crate::debug_trace::traced(&mut caller.db, block, cfg, tx, &[], tracer)?)
+}
+
+/// Most runs eth_createAccessList makes before giving up on a list that keeps changing (geth
+/// has no bound; each run can only add what the previous list made reachable).
+const MAX_ACCESS_LIST_ROUNDS: usize = 32;
+
+/// Result of eth_createAccessList: the list, the gas the call used with it, and how the call ended;
+/// `invalid` holds geth's text when the call could not be applied at all.
+#[derive(Debug, Clone)]
+pub struct AccessListOutcome {
+    pub access_list: AccessList,
+    pub gas_used: u64,
+    pub status: CallStatus,
+    pub output: Bytes,
+    pub error: Option<String>,
+    pub invalid: Option<String>,
+}
+
+/// eth_createAccessList as geth: run the call with the list of the previous run until a run
+/// touches exactly the accounts and slots it was given.
+pub fn create_access_list<'a>(
+    state: StateAt<'a>,
+    header: &'a Header,
+    chain_id: u64,
+    rpc_gas_cap: u64,
+    req: &'a CallRequest,
+    overrides: &CallOverrides,
+) -> Result<AccessListOutcome, ChainError> {
+    let gas = call_gas(header, rpc_gas_cap, req, overrides);
+    let from = req.from.unwrap_or(Address::ZERO);
+    let nonce = match req.nonce {
+        Some(n) => n,
+        None => {
+            let mut probe = Caller::new(state, header, chain_id, req);
+            probe.apply_overrides(overrides)?;
+            probe.db.basic_ref(from).map_err(|e| ChainError::Evm(e.to_string()))?.map(|a| a.nonce).unwrap_or(0)
+        }
+    };
+    let to = req.to.unwrap_or_else(|| from.create(nonce));
+    let mut excluded: std::collections::HashSet<Address> =
+        revm::precompile::Precompiles::prague().addresses().copied().collect();
+    excluded.insert(from);
+    excluded.insert(to);
+    let mut previous = AccessListTracer::new(&req.access_list.clone().unwrap_or_default(), excluded.clone());
+    for _ in 0..MAX_ACCESS_LIST_ROUNDS {
+        let list = previous.access_list();
+        let round = CallRequest { access_list: Some(list.clone()), nonce: Some(nonce), ..req.clone() };
+        // Each round on the state as it was, as geth copies its state db.
+        let mut caller = Caller::new(state, header, chain_id, &round);
+        caller.apply_overrides(overrides)?;
+        let mut tracer = AccessListTracer::new(&list, excluded.clone());
+        let run = caller.inspect_access(gas, &mut tracer)?;
+        if let Run::Invalid(text) = run {
+            return Ok(AccessListOutcome { access_list: list, gas_used: 0, status: CallStatus::Halt, output: Bytes::new(), error: None, invalid: Some(text) });
+        }
+        if tracer.same_as(&previous) {
+            let out = outcome(run);
+            return Ok(AccessListOutcome { access_list: list, gas_used: out.gas_used, status: out.status, output: out.output, error: out.error, invalid: None });
+        }
+        previous = tracer;
+    }
+    Err(ChainError::Invalid(format!("access list did not settle after {MAX_ACCESS_LIST_ROUNDS} runs")))
 }

@@ -4,15 +4,31 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use alloy_primitives::{Address, Bytes, B256, U256};
+use alloy_primitives::{keccak256, Address, Bytes, B256, U256};
 use parking_lot::Mutex;
 use svc_primitives::TrieAccount;
 use svc_store::{ReadView, StateAt, Store, StoredBlock};
 
 use crate::block::{commit_block, finalize_block, produce_block, BlockRequest, FinalizedBlock, ProducedBlock};
-use crate::call::{self, CallOutcome, CallRequest, EstimateOutcome};
+use crate::call::{self, AccessListOutcome, CallOutcome, CallOverrides, CallRequest, EstimateOutcome};
 use crate::errors::ChainError;
 use crate::genesis::{build_genesis, GenesisSpec};
+
+/// One storage slot of an eth_getProof answer: its value and its proof in the account's storage trie.
+#[derive(Debug, Clone)]
+pub struct StorageProof {
+    pub key: B256,
+    pub value: U256,
+    pub proof: Vec<Bytes>,
+}
+
+/// An eth_getProof answer: the account (None when absent) and its proof in the state trie.
+#[derive(Debug, Clone)]
+pub struct AccountProof {
+    pub account: Option<TrieAccount>,
+    pub proof: Vec<Bytes>,
+    pub storage: Vec<StorageProof>,
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct ChainConfig {
@@ -221,12 +237,45 @@ impl Chain {
 
     /// eth_call on the state after block `number`, in that block's context.
     pub fn call(&self, req: &CallRequest, number: u64) -> Result<CallOutcome, ChainError> {
+        self.call_with_overrides(req, number, &CallOverrides::default())
+    }
+
+    /// eth_call with geth's state and block overrides.
+    pub fn call_with_overrides(&self, req: &CallRequest, number: u64, overrides: &CallOverrides) -> Result<CallOutcome, ChainError> {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
         let dormancy = self.dormancy_at(&view, &state)?;
         let check = dormancy.as_ref().map(|d| crate::dormancy::DormancyCheck::new(&view, d));
-        call::call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, check.as_ref())
+        call::call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, check.as_ref(), overrides)
+    }
+
+    /// eth_createAccessList on the state after block `number`, with geth's overrides.
+    pub fn create_access_list(&self, req: &CallRequest, number: u64, overrides: &CallOverrides) -> Result<AccessListOutcome, ChainError> {
+        let view = self.view();
+        let state = self.state_at(&view, number)?;
+        let header = Self::header_of(&view, number)?;
+        call::create_access_list(state, &header, self.chain_id, self.config.rpc_gas_cap, req, overrides)
+    }
+
+    /// eth_getProof: the account of `address` and the `slots` of its storage after block `number`,
+    /// each with its Merkle proof against that block's state root (EIP-1186).
+    pub fn proof(&self, address: &Address, slots: &[B256], number: u64) -> Result<AccountProof, ChainError> {
+        let view = self.view();
+        // Refuses blocks beyond the head or outside the state history, as every state read does.
+        self.state_at(&view, number)?;
+        let root = Self::header_of(&view, number)?.state_root;
+        let proof = svc_store::trie::prove(&*view, root, &keccak256(address)).map_err(svc_store::StoreError::from)?;
+        let account = svc_store::state::trie_account(&view, root, address)?;
+        let storage_root = account.as_ref().map_or(svc_primitives::EMPTY_ROOT_HASH, |a| a.storage_root);
+        let mut storage = Vec::with_capacity(slots.len());
+        for slot in slots {
+            let hashed = keccak256(slot);
+            let proof = svc_store::trie::prove(&*view, storage_root, &hashed).map_err(svc_store::StoreError::from)?;
+            let value = svc_store::state::trie_storage(&view, storage_root, slot)?;
+            storage.push(StorageProof { key: *slot, value, proof: proof.into_iter().map(Bytes::from).collect() });
+        }
+        Ok(AccountProof { account, proof: proof.into_iter().map(Bytes::from).collect(), storage })
     }
 
     /// A call watched by the validation tracer on the state after block `number`, with code overrides.
@@ -267,11 +316,16 @@ impl Chain {
 
     /// eth_estimateGas on the state after block `number`.
     pub fn estimate_gas(&self, req: &CallRequest, number: u64) -> Result<EstimateOutcome, ChainError> {
+        self.estimate_gas_with_overrides(req, number, &CallOverrides::default())
+    }
+
+    /// eth_estimateGas with geth's state and block overrides.
+    pub fn estimate_gas_with_overrides(&self, req: &CallRequest, number: u64, overrides: &CallOverrides) -> Result<EstimateOutcome, ChainError> {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
         let dormancy = self.dormancy_at(&view, &state)?;
         let check = dormancy.as_ref().map(|d| crate::dormancy::DormancyCheck::new(&view, d));
-        call::estimate_gas(state, &header, self.chain_id, self.config.rpc_gas_cap, req, check.as_ref())
+        call::estimate_gas(state, &header, self.chain_id, self.config.rpc_gas_cap, req, check.as_ref(), overrides)
     }
 }

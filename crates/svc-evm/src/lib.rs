@@ -1,5 +1,6 @@
 //! revm over svc-store state: genesis, block production, eth_call and eth_estimateGas.
 
+pub mod access_list;
 pub mod block;
 pub mod call;
 pub mod chain;
@@ -13,8 +14,8 @@ mod index;
 
 pub use block::{precheck, BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, Skip, SystemOutcome, TxCheck};
 pub use dormancy::Dormancy;
-pub use call::{CallOutcome, CallRequest, CallStatus, EstimateOutcome};
+pub use call::{AccessListOutcome, AccountOverride, BlockOverride, CallOutcome, CallOverrides, CallRequest, CallStatus, EstimateOutcome};
 pub use trace::{CodeAccess, FrameKind, StorageAccess, TraceFrame, ValidationTrace};
-pub use chain::{Chain, ChainConfig};
+pub use chain::{AccountProof, Chain, ChainConfig, StorageProof};
 pub use errors::ChainError;
 pub use genesis::{GenesisAccount, GenesisSpec};

@@ -157,6 +157,37 @@ fn call_request(req: CallRequest) -> napi::Result<svc_evm::CallRequest> {
     })
 }
 
+fn storage_words(words: &[StorageWord], what: &str) -> napi::Result<Vec<(svc_primitives::B256, svc_primitives::B256)>> {
+    words.iter().map(|w| Ok((to_word(&w.slot, what)?, to_word(&w.value, what)?))).collect()
+}
+
+fn call_overrides(o: Option<CallOverridesJs>) -> napi::Result<svc_evm::CallOverrides> {
+    let Some(o) = o else { return Ok(svc_evm::CallOverrides::default()) };
+    let mut state = Vec::with_capacity(o.state.len());
+    for a in &o.state {
+        state.push(svc_evm::AccountOverride {
+            address: to_address(&a.address, "override address")?,
+            balance: a.balance.as_ref().map(|b| to_u256(b, "override balance")).transpose()?,
+            nonce: a.nonce.as_ref().map(|n| to_u64(n, "override nonce")).transpose()?,
+            code: a.code.as_ref().map(|c| Bytes::from(c.to_vec())),
+            state: a.state.as_deref().map(|w| storage_words(w, "override state")).transpose()?,
+            state_diff: a.state_diff.as_deref().map(|w| storage_words(w, "override stateDiff")).transpose()?,
+        });
+    }
+    let block = match o.block {
+        Some(b) => Some(svc_evm::BlockOverride {
+            number: b.number.as_ref().map(|v| to_u64(v, "block number override")).transpose()?,
+            time: b.time.as_ref().map(|v| to_u64(v, "block time override")).transpose()?,
+            gas_limit: b.gas_limit.as_ref().map(|v| to_u64(v, "block gasLimit override")).transpose()?,
+            fee_recipient: b.fee_recipient.as_deref().map(|a| to_address(a, "block feeRecipient override")).transpose()?,
+            prev_randao: b.prev_randao.as_deref().map(|r| to_b256(r, "block prevRandao override")).transpose()?,
+            base_fee: b.base_fee.as_ref().map(|v| to_u64(v, "block baseFeePerGas override")).transpose()?,
+        }),
+        None => None,
+    };
+    Ok(svc_evm::CallOverrides { state, block })
+}
+
 fn balance_move(m: &BalanceMoveJs) -> napi::Result<svc_evm::BalanceMove> {
     Ok(svc_evm::BalanceMove {
         from: m.from.as_ref().map(|a| to_address(a, "move from")).transpose()?,
@@ -458,10 +489,11 @@ impl Chain {
 
     /// eth_call on the exec lane (refused with code QueueFull when its queue is full).
     #[napi(ts_return_type = "Promise<CallResult>")]
-    pub fn call<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64) -> napi::Result<Object<'env>> {
+    pub fn call<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64, overrides: Option<CallOverridesJs>) -> napi::Result<Object<'env>> {
         guarded(|| {
             let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
-            on_lane(env, &svc_lanes::lanes().exec, move || chain.call(&request, block).map_err(chain_error), |out| {
+            let overrides = call_overrides(overrides)?;
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.call_with_overrides(&request, block, &overrides).map_err(chain_error), |out| {
                 Ok(CallResult { status: status_str(out.status), output: buffer(&out.output), gas_used: from_u64(out.gas_used), error: out.error })
             })
         })
@@ -587,12 +619,116 @@ impl Chain {
 
     /// eth_estimateGas on the exec lane (refused with code QueueFull when its queue is full).
     #[napi(ts_return_type = "Promise<EstimateResult>")]
-    pub fn estimate_gas<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64) -> napi::Result<Object<'env>> {
+    pub fn estimate_gas<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64, overrides: Option<CallOverridesJs>) -> napi::Result<Object<'env>> {
         guarded(|| {
             let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
-            on_lane(env, &svc_lanes::lanes().exec, move || chain.estimate_gas(&request, block).map_err(chain_error), |out| {
+            let overrides = call_overrides(overrides)?;
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.estimate_gas_with_overrides(&request, block, &overrides).map_err(chain_error), |out| {
                 Ok(EstimateResult { status: status_str(out.status), gas: from_u64(out.gas), output: buffer(&out.output), error: out.error })
             })
+        })
+    }
+
+    /// eth_createAccessList on the exec lane (refused with code QueueFull when its queue is full).
+    #[napi(ts_return_type = "Promise<AccessListResult>")]
+    pub fn create_access_list<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64, overrides: Option<CallOverridesJs>) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
+            let overrides = call_overrides(overrides)?;
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.create_access_list(&request, block, &overrides).map_err(chain_error), |out| {
+                let access_list = out
+                    .access_list
+                    .iter()
+                    .map(|item| AccessListEntry {
+                        address: buffer(item.address.as_slice()),
+                        storage_keys: item.storage_keys.iter().map(|k| buffer(k.as_slice())).collect(),
+                    })
+                    .collect();
+                Ok(AccessListResult {
+                    access_list,
+                    gas_used: from_u64(out.gas_used),
+                    status: status_str(out.status),
+                    output: buffer(&out.output),
+                    error: out.error,
+                    invalid: out.invalid,
+                })
+            })
+        })
+    }
+
+    /// eth_getProof on the exec lane: the account and storage slots with their Merkle proofs
+    /// against the state root of block `block_number` (refused with code QueueFull when busy).
+    #[napi(ts_return_type = "Promise<AccountProofJs>")]
+    pub fn get_proof<'env>(&self, env: &'env Env, address: Buffer, slots: Vec<Buffer>, block_number: i64) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let chain = self.chain()?.clone();
+            let address = to_address(&address, "address")?;
+            let slots = slots.iter().map(|s| to_word(s, "storage key")).collect::<napi::Result<Vec<_>>>()?;
+            let block = to_count(block_number, "block number")?;
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.proof(&address, &slots, block).map_err(chain_error), |p| {
+                let account = p.account.clone().unwrap_or_default();
+                Ok(AccountProofJs {
+                    exists: p.account.is_some(),
+                    balance: from_u256(account.balance),
+                    nonce: from_u64(account.nonce),
+                    code_hash: buffer(account.code_hash.as_slice()),
+                    storage_hash: buffer(account.storage_root.as_slice()),
+                    account_proof: p.proof.iter().map(|n| buffer(n)).collect(),
+                    storage_proof: p
+                        .storage
+                        .iter()
+                        .map(|s| StorageProofJs {
+                            key: buffer(s.key.as_slice()),
+                            value: buffer(&s.value.to_be_bytes::<32>()),
+                            proof: s.proof.iter().map(|n| buffer(n)).collect(),
+                        })
+                        .collect(),
+                })
+            })
+        })
+    }
+
+    /// The EIP-2718 encoding of a mined transaction, by hash (null when not mined).
+    #[napi]
+    pub fn get_raw_transaction(&self, hash: Buffer) -> napi::Result<Option<Buffer>> {
+        guarded(|| {
+            let (view, hash) = (self.view()?, to_b256(&hash, "transaction hash")?);
+            let Some((number, index)) = view.tx_location(&hash).map_err(js_error)? else { return Ok(None) };
+            let Some(body) = view.body(number).map_err(js_error)? else { return Ok(None) };
+            Ok(body.txs.get(index as usize).map(|raw| buffer(raw)))
+        })
+    }
+
+    /// The EIP-2718 encoding of the transaction at `index` of a block (null when there is none).
+    #[napi]
+    pub fn get_raw_transaction_by_block_and_index(&self, sel: BlockSelector, index: i64) -> napi::Result<Option<Buffer>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some(block) = select(&view, &sel)? else { return Ok(None) };
+            let index = to_count(index, "transaction index")? as usize;
+            let data = block_data(&view, &block)?;
+            Ok(data.body.txs.get(index).map(|raw| buffer(raw)))
+        })
+    }
+
+    /// The RLP of a block's header (null when there is no such block).
+    #[napi]
+    pub fn get_raw_header(&self, sel: BlockSelector) -> napi::Result<Option<Buffer>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some(block) = select(&view, &sel)? else { return Ok(None) };
+            Ok(Some(buffer(&alloy_rlp::encode(&block.header))))
+        })
+    }
+
+    /// The EIP-2718 encodings of a block's receipts (null when there is no such block).
+    #[napi]
+    pub fn get_raw_receipts(&self, sel: BlockSelector) -> napi::Result<Option<Vec<Buffer>>> {
+        guarded(|| {
+            let view = self.view()?;
+            let Some(block) = select(&view, &sel)? else { return Ok(None) };
+            let data = block_data(&view, &block)?;
+            Ok(Some(data.receipts.iter().map(|r| buffer(&r.encode_2718())).collect()))
         })
     }
 

@@ -354,3 +354,72 @@ pub struct InternalTransaction {
     /// Why the frame failed (its changes were undone).
     pub error: Option<String>,
 }
+
+/// A storage word of a state override: slot and value, 32 bytes each.
+#[napi(object)]
+pub struct StorageWord {
+    pub slot: Buffer,
+    pub value: Buffer,
+}
+
+/// geth's state override of one account.
+#[napi(object)]
+pub struct AccountOverrideJs {
+    pub address: Buffer,
+    pub balance: Option<BigInt>,
+    pub nonce: Option<BigInt>,
+    pub code: Option<Buffer>,
+    /// Replaces the account's whole storage.
+    pub state: Option<Vec<StorageWord>>,
+    /// Replaces only the slots listed.
+    pub state_diff: Option<Vec<StorageWord>>,
+}
+
+/// geth's block overrides.
+#[napi(object)]
+pub struct BlockOverrideJs {
+    pub number: Option<BigInt>,
+    pub time: Option<BigInt>,
+    pub gas_limit: Option<BigInt>,
+    pub fee_recipient: Option<Buffer>,
+    pub prev_randao: Option<Buffer>,
+    pub base_fee: Option<BigInt>,
+}
+
+/// The state and block overrides of eth_call, eth_estimateGas and eth_createAccessList.
+#[napi(object)]
+pub struct CallOverridesJs {
+    pub state: Vec<AccountOverrideJs>,
+    pub block: Option<BlockOverrideJs>,
+}
+
+/// eth_createAccessList's answer; `invalid` is geth's text when the call could not be applied.
+#[napi(object)]
+pub struct AccessListResult {
+    pub access_list: Vec<AccessListEntry>,
+    pub gas_used: BigInt,
+    pub status: String,
+    pub output: Buffer,
+    pub error: Option<String>,
+    pub invalid: Option<String>,
+}
+
+/// One storage slot of eth_getProof: its value (32 bytes) and proof nodes.
+#[napi(object)]
+pub struct StorageProofJs {
+    pub key: Buffer,
+    pub value: Buffer,
+    pub proof: Vec<Buffer>,
+}
+
+/// eth_getProof's answer (an absent account reads as empty, `exists` false).
+#[napi(object)]
+pub struct AccountProofJs {
+    pub exists: bool,
+    pub balance: BigInt,
+    pub nonce: BigInt,
+    pub code_hash: Buffer,
+    pub storage_hash: Buffer,
+    pub account_proof: Vec<Buffer>,
+    pub storage_proof: Vec<StorageProofJs>,
+}

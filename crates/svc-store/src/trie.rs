@@ -156,6 +156,48 @@ pub fn get(src: &dyn NodeSource, root: B256, key: &B256) -> Result<Option<Vec<u8
     }
 }
 
+/// The proof of `key` in the trie rooted at `root` (EIP-1186): the RLP of every hashed node on the
+/// key's path, root first. It proves the value when the key is present and its absence otherwise
+/// (the path ends at an empty child, a diverging extension or another leaf). Empty for an empty trie.
+pub fn prove(src: &dyn NodeSource, root: B256, key: &B256) -> Result<Vec<Vec<u8>>, TrieError> {
+    let mut proof = Vec::new();
+    if root == EMPTY_ROOT_HASH {
+        return Ok(proof);
+    }
+    let key = unpack(key);
+    let mut depth = 0;
+    let mut next = Ref::Hash(root);
+    loop {
+        let node = match &next {
+            Ref::Hash(hash) => {
+                let rlp = src.node(hash)?.ok_or(TrieError::MissingNode(*hash))?;
+                let node = decode(&rlp, depth).map_err(|why| TrieError::Corrupt(*hash, why))?;
+                proof.push(rlp);
+                node
+            }
+            // Embedded nodes are part of their parent's RLP, already in the proof.
+            other => read(src, other, depth)?,
+        };
+        match node {
+            Node::Empty | Node::Leaf { .. } => return Ok(proof),
+            Node::Extension { path, child } => {
+                if !key[depth..].starts_with(&path) {
+                    return Ok(proof);
+                }
+                depth += path.len();
+                next = child;
+            }
+            Node::Branch { children } => {
+                next = children[key[depth] as usize].clone();
+                depth += 1;
+                if matches!(next, Ref::Empty) {
+                    return Ok(proof);
+                }
+            }
+        }
+    }
+}
+
 /// One update of the batch, its key unpacked to nibbles so grouping by nibble is an index.
 #[derive(Clone, Copy)]
 struct Op<'a> {

@@ -445,3 +445,36 @@ fn ten_thousand_updates_over_a_hundred_thousand_keys() {
         result.nodes.len(),
     );
 }
+
+/// Proofs of present and absent keys verify with alloy-trie's verifier (an implementation that did
+/// not build them), on tries small and large enough for embedded nodes, extensions and branches.
+#[test]
+fn proofs_verify_with_alloy_trie() {
+    use alloy_primitives::Bytes;
+    use alloy_trie::proof::verify_proof;
+    use svc_store::trie::prove;
+
+    let mut rng = Rng(0x9e00f);
+    for size in [1usize, 2, 3, 17, 300] {
+        let mut nodes = MemoryNodes::new();
+        let mut state = State::new();
+        let batch: Batch = (0..size).map(|_| (rng.key(), Some(rng.value()))).collect();
+        for (k, v) in &batch {
+            state.insert(*k, v.clone().unwrap());
+        }
+        let commit = update(&nodes, EMPTY_ROOT_HASH, &batch).unwrap();
+        nodes.insert_all(&commit.nodes);
+        for (key, value) in &state {
+            let proof: Vec<Bytes> = prove(&nodes, commit.root, key).unwrap().into_iter().map(Bytes::from).collect();
+            verify_proof(commit.root, Nibbles::unpack(key), Some(value.clone()), &proof).unwrap();
+            assert!(verify_proof(commit.root, Nibbles::unpack(key), Some(vec![0xde, 0xad]), &proof).is_err());
+            assert!(verify_proof(commit.root, Nibbles::unpack(key), None, &proof).is_err());
+        }
+        for _ in 0..50 {
+            let absent = rng.key();
+            let proof: Vec<Bytes> = prove(&nodes, commit.root, &absent).unwrap().into_iter().map(Bytes::from).collect();
+            verify_proof(commit.root, Nibbles::unpack(absent), None, &proof).unwrap();
+        }
+    }
+    assert!(prove(&MemoryNodes::new(), EMPTY_ROOT_HASH, &B256::ZERO).unwrap().is_empty());
+}

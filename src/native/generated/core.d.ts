@@ -49,7 +49,7 @@ export declare class Chain {
   getCode(address: Buffer, blockNumber: number): Buffer
   getStorageAt(address: Buffer, slot: Buffer, blockNumber: number): Buffer
   /** eth_call on the exec lane (refused with code QueueFull when its queue is full). */
-  call(req: CallRequest, blockNumber: number): Promise<CallResult>
+  call(req: CallRequest, blockNumber: number, overrides?: CallOverridesJs | undefined | null): Promise<CallResult>
   /**
    * geth's debug traces of block `number`'s transactions, all or the one at `index`, under the
    * tracer `options` names (geth's tracing options as JSON), on the exec lane: the JSON of
@@ -70,7 +70,22 @@ export declare class Chain {
    */
   traceCall(req: CallRequest, blockNumber: number, overrides: Array<CodeOverride>): Promise<ValidationTraceResult>
   /** eth_estimateGas on the exec lane (refused with code QueueFull when its queue is full). */
-  estimateGas(req: CallRequest, blockNumber: number): Promise<EstimateResult>
+  estimateGas(req: CallRequest, blockNumber: number, overrides?: CallOverridesJs | undefined | null): Promise<EstimateResult>
+  /** eth_createAccessList on the exec lane (refused with code QueueFull when its queue is full). */
+  createAccessList(req: CallRequest, blockNumber: number, overrides?: CallOverridesJs | undefined | null): Promise<AccessListResult>
+  /**
+   * eth_getProof on the exec lane: the account and storage slots with their Merkle proofs
+   * against the state root of block `block_number` (refused with code QueueFull when busy).
+   */
+  getProof(address: Buffer, slots: Array<Buffer>, blockNumber: number): Promise<AccountProofJs>
+  /** The EIP-2718 encoding of a mined transaction, by hash (null when not mined). */
+  getRawTransaction(hash: Buffer): Buffer | null
+  /** The EIP-2718 encoding of the transaction at `index` of a block (null when there is none). */
+  getRawTransactionByBlockAndIndex(sel: BlockSelector, index: number): Buffer | null
+  /** The RLP of a block's header (null when there is no such block). */
+  getRawHeader(sel: BlockSelector): Buffer | null
+  /** The EIP-2718 encodings of a block's receipts (null when there is no such block). */
+  getRawReceipts(sel: BlockSelector): Array<Buffer> | null
   /** eth_getLogs on the logs lane (refused with code QueueFull when its queue is full). */
   getLogs(filter: LogFilter): Promise<LogQueryResult>
   getBlockLogs(blockNumber: number): Record<string, unknown>[]
@@ -131,6 +146,39 @@ export interface AccessListEntry {
   storageKeys: Array<Buffer>
 }
 
+/** eth_createAccessList's answer; `invalid` is geth's text when the call could not be applied. */
+export interface AccessListResult {
+  accessList: Array<AccessListEntry>
+  gasUsed: bigint
+  status: string
+  output: Buffer
+  error?: string
+  invalid?: string
+}
+
+/** geth's state override of one account. */
+export interface AccountOverrideJs {
+  address: Buffer
+  balance?: bigint
+  nonce?: bigint
+  code?: Buffer
+  /** Replaces the account's whole storage. */
+  state?: Array<StorageWord>
+  /** Replaces only the slots listed. */
+  stateDiff?: Array<StorageWord>
+}
+
+/** eth_getProof's answer (an absent account reads as empty, `exists` false). */
+export interface AccountProofJs {
+  exists: boolean
+  balance: bigint
+  nonce: bigint
+  codeHash: Buffer
+  storageHash: Buffer
+  accountProof: Array<Buffer>
+  storageProof: Array<StorageProofJs>
+}
+
 export interface AccountState {
   nonce: bigint
   balance: bigint
@@ -188,6 +236,16 @@ export interface BlockInputs {
   messages: Array<Buffer>
 }
 
+/** geth's block overrides. */
+export interface BlockOverrideJs {
+  number?: bigint
+  time?: bigint
+  gasLimit?: bigint
+  feeRecipient?: Buffer
+  prevRandao?: Buffer
+  baseFee?: bigint
+}
+
 export interface BlockSelector {
   number?: number
   hash?: Buffer
@@ -202,6 +260,12 @@ export interface BlockTimings {
   rootMs: number
   /** The one write batch, synced. */
   commitMs: number
+}
+
+/** The state and block overrides of eth_call, eth_estimateGas and eth_createAccessList. */
+export interface CallOverridesJs {
+  state: Array<AccountOverrideJs>
+  block?: BlockOverrideJs
 }
 
 export interface CallRequest {
@@ -613,6 +677,19 @@ export interface StatusCount {
 }
 
 export interface StorageEntry {
+  slot: Buffer
+  value: Buffer
+}
+
+/** One storage slot of eth_getProof: its value (32 bytes) and proof nodes. */
+export interface StorageProofJs {
+  key: Buffer
+  value: Buffer
+  proof: Array<Buffer>
+}
+
+/** A storage word of a state override: slot and value, 32 bytes each. */
+export interface StorageWord {
   slot: Buffer
   value: Buffer
 }

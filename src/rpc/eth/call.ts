@@ -1,5 +1,5 @@
 // eth_call and eth_estimateGas: run a message on a block's state without making a transaction.
-import { core, type CallResult, type EstimateResult } from '../../native/index.js';
+import { core, type CallOverridesJs, type CallResult, type EstimateResult } from '../../native/index.js';
 import { revertData, toAddress, type ModuleOutcome } from '../../modules/kernel/module.js';
 import { rpc } from '../../params.js';
 import { stateBlockNumber } from '../block-tags.js';
@@ -8,7 +8,15 @@ import { readStateAsync } from '../historical-state.js';
 import { toData, toQuantity } from '../hex.js';
 import { method, optional, required, type MethodTable, type RpcContext } from '../method.js';
 import { revertReason } from '../../chain/revert-reason.js';
-import { parseAbsentOverrides, parseBlockId, parseCallObject, type ParsedCall } from '../validate.js';
+import {
+  parseBlockId,
+  parseBlockOverrides,
+  parseCallObject,
+  parseStateOverrides,
+  type AccountOverride,
+  type BlockOverride,
+  type ParsedCall,
+} from '../validate.js';
 
 /** A chain id in the call object must be this chain's (geth's check and text). */
 function checkChainId(ctx: RpcContext, call: ParsedCall): void {
@@ -58,8 +66,12 @@ async function checkDormant(ctx: RpcContext, call: ParsedCall, blockNumber: numb
   if (refusal !== null) throw new ExecutionRevertedError(refusal, toData(revertData(refusal)));
 }
 
-function isModuleCall(ctx: RpcContext, call: ParsedCall): boolean {
+function isModuleCall(ctx: RpcContext, call: ParsedCall, overrides?: CallOverridesJs): boolean {
   if (!ctx.services.app.modules.isModule(call.request.to)) return false;
+  // A module's state is not EVM state: accounts and blocks cannot be overridden for it.
+  if (overrides !== undefined) {
+    throw new InvalidArgumentError(2, 'state and block overrides do not apply to a call to a system module');
+  }
   // A module decides its calls without the EVM: it cannot apply EIP-7702 delegations.
   if (call.request.authorizationList) {
     throw new InvalidArgumentError(0, 'authorizationList: a system module call cannot carry EIP-7702 authorizations');
@@ -71,16 +83,24 @@ function moduleFailure(outcome: ModuleOutcome): Error {
   return new ExecutionRevertedError(outcome.reason, toData(outcome.returnData));
 }
 
+/** The overrides the native call takes, or undefined when none were given. */
+export function callOverrides(state?: AccountOverride[], block?: BlockOverride): CallOverridesJs | undefined {
+  const blockGiven = block !== undefined && Object.values(block).some((v) => v !== undefined);
+  if ((state === undefined || state.length === 0) && !blockGiven) return undefined;
+  return { state: state ?? [], block: blockGiven ? block : undefined };
+}
+
 const callObject = required(parseCallObject);
 const atBlock = optional(parseBlockId);
-const stateOverrides = optional(parseAbsentOverrides('state'));
-const blockOverrides = optional(parseAbsentOverrides('block'));
+const stateOverrides = optional(parseStateOverrides);
+const blockOverrides = optional(parseBlockOverrides);
 
 export const callMethods: MethodTable = {
-  eth_call: method([callObject, atBlock, stateOverrides, blockOverrides], async (ctx, [call, block]) => {
+  eth_call: method([callObject, atBlock, stateOverrides, blockOverrides], async (ctx, [call, block, state, blockOverride]) => {
     checkChainId(ctx, call);
     const { chain } = ctx.services;
-    if (isModuleCall(ctx, call)) {
+    const overrides = callOverrides(state, blockOverride);
+    if (isModuleCall(ctx, call, overrides)) {
       await ctx.services.app.settled(); // the module as committed (ChainApp.settled)
       const outcome = simulateModule(ctx, call, stateBlockNumber(chain, block));
       if (!outcome.success) throw moduleFailure(outcome);
@@ -88,16 +108,17 @@ export const callMethods: MethodTable = {
     }
     const n = stateBlockNumber(chain, block);
     await checkDormant(ctx, call, n);
-    const result = await readStateAsync(n, () => chain.call(call.request, n));
+    const result = await readStateAsync(n, () => chain.call(call.request, n, overrides));
     if (result.status !== 'success') throw failure(result);
     return toData(result.output);
   }),
 
-  // geth estimates on `pending` by default; here pending state is the head's.
-  eth_estimateGas: method([callObject, atBlock, stateOverrides], async (ctx, [call, block]) => {
+  // geth estimates on `pending` by default; here pending state is the head's. geth takes block overrides as a 4th param too.
+  eth_estimateGas: method([callObject, atBlock, stateOverrides, blockOverrides], async (ctx, [call, block, state, blockOverride]) => {
     checkChainId(ctx, call);
     const { chain } = ctx.services;
-    if (isModuleCall(ctx, call)) {
+    const overrides = callOverrides(state, blockOverride);
+    if (isModuleCall(ctx, call, overrides)) {
       await ctx.services.app.settled();
       const request = { ...call.request, gas: call.request.gas ?? BigInt(rpc.gasCap) };
       const outcome = simulateModule(ctx, { ...call, request }, stateBlockNumber(chain, block));
@@ -106,8 +127,28 @@ export const callMethods: MethodTable = {
     }
     const n = stateBlockNumber(chain, block);
     await checkDormant(ctx, call, n);
-    const result = await readStateAsync(n, () => chain.estimateGas(call.request, n));
+    const result = await readStateAsync(n, () => chain.estimateGas(call.request, n, overrides));
     if (result.status !== 'success') throw failure(result);
     return toQuantity(result.gas);
+  }),
+
+  // geth's answer: the list that the call, run with it, touches exactly; the gas it then used; the call's error if it failed.
+  eth_createAccessList: method([callObject, atBlock, stateOverrides, blockOverrides], async (ctx, [call, block, state, blockOverride]) => {
+    checkChainId(ctx, call);
+    const { chain } = ctx.services;
+    const overrides = callOverrides(state, blockOverride);
+    if (ctx.services.app.modules.isModule(call.request.to)) {
+      throw new InvalidArgumentError(0, 'a system module runs no EVM code: its calls need no access list');
+    }
+    const n = stateBlockNumber(chain, block);
+    await checkDormant(ctx, call, n);
+    const result = await readStateAsync(n, () => chain.createAccessList(call.request, n, overrides));
+    if (result.invalid != null) throw new ExecutionError(`failed to apply transaction: ${result.invalid}`);
+    const answer: { accessList: unknown; gasUsed: string; error?: string } = {
+      accessList: result.accessList.map((e) => ({ address: toData(e.address), storageKeys: e.storageKeys.map(toData) })),
+      gasUsed: toQuantity(result.gasUsed),
+    };
+    if (result.status !== 'success') answer.error = result.error ?? 'execution reverted';
+    return answer;
   }),
 };

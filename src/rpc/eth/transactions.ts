@@ -3,8 +3,14 @@ import { TxPoolError } from '../../chain/pool.js';
 import { blockSelectorOf } from '../block-tags.js';
 import { InvalidArgumentError, TransactionRejectedError } from '../errors.js';
 import { toData } from '../hex.js';
-import { method, required, type MethodTable } from '../method.js';
+import { method, required, type MethodTable, type RpcContext } from '../method.js';
 import { parseBlockNumberOrTag, parseBytes, parseHash, parseIndex } from '../validate.js';
+
+/** The EIP-2718 encoding of a transaction mined or waiting in the pool, or null (geth's GetRawTransaction). */
+export function rawTransaction(ctx: RpcContext, hash: Buffer): string | null {
+  const raw = ctx.services.chain.getRawTransaction(hash) ?? ctx.services.mempool.get(hash)?.raw;
+  return raw === undefined || raw === null ? null : toData(raw);
+}
 
 export const transactionMethods: MethodTable = {
   eth_getTransactionByHash: method([required(parseHash)], (ctx, [hash]) => {
@@ -29,6 +35,23 @@ export const transactionMethods: MethodTable = {
   eth_getTransactionByBlockHashAndIndex: method([required(parseHash), required(parseIndex)], (ctx, [hash, index]) =>
     ctx.services.chain.getTransactionByBlockAndIndex({ hash }, index),
   ),
+
+  eth_getRawTransactionByHash: method([required(parseHash)], (ctx, [hash]) => rawTransaction(ctx, hash)),
+
+  eth_getRawTransactionByBlockNumberAndIndex: method(
+    [required(parseBlockNumberOrTag), required(parseIndex)],
+    (ctx, [block, index]) => {
+      const { chain } = ctx.services;
+      const sel = blockSelectorOf(chain, block);
+      const raw = sel === null ? null : chain.getRawTransactionByBlockAndIndex(sel, index);
+      return raw === null ? null : toData(raw);
+    },
+  ),
+
+  eth_getRawTransactionByBlockHashAndIndex: method([required(parseHash), required(parseIndex)], (ctx, [hash, index]) => {
+    const raw = ctx.services.chain.getRawTransactionByBlockAndIndex({ hash }, index);
+    return raw === null ? null : toData(raw);
+  }),
 
   eth_sendRawTransaction: method([required(parseBytes)], (ctx, [raw]) => {
     if (raw.length === 0) throw new InvalidArgumentError(0, 'empty transaction');

@@ -30,9 +30,9 @@ const reasons: Record<string, string> = {
   eth_getWork: NO_MINING,
   eth_submitWork: NO_MINING,
   eth_submitHashrate: NO_MINING,
-  eth_getProof: 'Merkle proofs of accounts and storage are not served',
-  eth_createAccessList: 'access-list tracing is not served; send without an access list or build it locally',
   eth_blobBaseFee: 'the chain has no blob transactions',
+  debug_getRawBlock:
+    'a block also carries system-module messages, which the Ethereum block encoding has no place for; use debug_getRawHeader, eth_getRawTransactionByBlockNumberAndIndex and debug_getRawReceipts',
   eth_subscribe: 'subscriptions need a WebSocket connection; use the WebSocket endpoint',
   eth_unsubscribe: 'subscriptions need a WebSocket connection; use the WebSocket endpoint',
 };

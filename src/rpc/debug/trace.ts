@@ -2,11 +2,11 @@
 // debug_traceBlockByHash and debug_traceCall with the struct logger (default), callTracer,
 // prestateTracer (diffMode too), 4byteTracer and noopTracer. The block is re-executed natively on
 // its parent's state, on the exec lane (crates/svc-evm/src/debug_trace.rs); the result is geth's JSON.
-import { NativeError } from '../native/index.js';
-import { blockNumberOf } from './block-tags.js';
-import { ExecutionError, HeaderNotFoundError, InvalidParamsError } from './errors.js';
-import { method, optional, required, type MethodTable, type RpcContext } from './method.js';
-import { InvalidValueError, parseBlockId, parseBlockNumberOrTag, parseCallObject, parseHash } from './validate.js';
+import { NativeError } from '../../native/index.js';
+import { blockNumberOf } from '../block-tags.js';
+import { ExecutionError, HeaderNotFoundError, InvalidParamsError } from '../errors.js';
+import { method, optional, required, type MethodTable, type RpcContext } from '../method.js';
+import { InvalidValueError, parseBlockId, parseBlockNumberOrTag, parseCallObject, parseHash } from '../validate.js';
 
 /** Tracing options: an object (geth's TraceConfig / TraceCallConfig), passed on as JSON; the native side checks its fields. */
 function parseTraceOptions(value: unknown): string {
