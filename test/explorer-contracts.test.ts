@@ -307,6 +307,35 @@ describe('explorer contracts', { timeout: 120_000 }, () => {
       assert.ok(Object.keys(source.body.data.sources).some((p) => p.startsWith('@openzeppelin/contracts/')), 'imports are kept');
     });
 
+    it('reads view functions of the verified contract with its ABI, and refuses what it cannot read', async () => {
+      const read = (body: unknown) => postJson(`/api/v1/contracts/${at.tokenA}/read`, body);
+      const supply = await read({ method: 'totalSupply' });
+      assert.equal(supply.status, 200, JSON.stringify(supply.body));
+      assert.deepEqual(supply.body.data, {
+        method: 'totalSupply()',
+        outputs: [{ name: '', type: 'uint256', value: TOKEN_A_SUPPLY.toString() }],
+        returnData: encodeAbiParameters([{ type: 'uint256' }], [TOKEN_A_SUPPLY]),
+      });
+      const balance = await read({ method: 'balanceOf(address)', args: [deployer.address] });
+      assert.equal(balance.body.data.outputs[0].value, TOKEN_A_SUPPLY.toString());
+      assert.equal((await read({ method: 'symbol' })).body.data.outputs[0].value, 'TST');
+      const allowance = await read({ method: 'allowance', args: [deployer.address, deployer.address] });
+      assert.equal(allowance.body.data.outputs[0].value, '0');
+      for (const [body, pattern] of [
+        [{ method: 'transfer', args: [deployer.address, '1'] }, /nonpayable: only view and pure functions are read/],
+        [{ method: 'nosuch' }, /has no function nosuch/],
+        [{ method: 'balanceOf', args: [] }, /takes 1 arguments, got 0/],
+        [{ method: 'balanceOf', args: ['0x12'] }, /arguments of balanceOf\(address\)/],
+        [{ method: 'allowance', args: [deployer.address, 7.5] }, /arguments of allowance/],
+      ] as const) {
+        const r = await read(body);
+        assert.equal(r.status, 400, JSON.stringify(body));
+        assert.match(r.body.error, pattern);
+      }
+      assert.equal((await read({ method: 'totalSupply', extra: 1 })).status, 400, 'unknown members are refused');
+      assert.equal((await postJson(`/api/v1/contracts/${at.tokenC}/read`, { method: 'totalSupply' })).status, 404, 'an unverified contract has no ABI to read with');
+    });
+
     it('answers 409 for a contract already verified', async () => {
       const { status, body } = await postJson(`/api/v1/contracts/${at.tokenA}/verify`, verifyBody(tokenSource.input, 'TestToken.sol:TestToken'));
       assert.equal(status, 409);

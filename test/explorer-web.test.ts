@@ -188,6 +188,30 @@ describe('every page at 390 px: its data, no console errors, no horizontal scrol
     await page.context().close();
   });
 
+  it("reads the verified token's view functions from its page", async () => {
+    const { page, errors } = await phonePage();
+    await page.goto(`${base}/contract/${chain.token}`);
+    await settled(page, 'Read contract');
+    const form = page.locator('form.read', { hasText: 'balanceOf(address)' });
+    await form.locator('input').fill(chain.alice.address);
+    await form.getByRole('button', { name: 'Query' }).click();
+    await form.locator('li').first().waitFor({ timeout: 10_000 });
+    const answered = (await form.locator('li').first().textContent()) ?? '';
+    assert.match(answered, /\(uint256\): \d+/);
+    const symbol = page.locator('form.read', { hasText: 'symbol()' });
+    await symbol.getByRole('button', { name: 'Query' }).click();
+    await symbol.locator('li').first().waitFor({ timeout: 10_000 });
+    assert.match((await symbol.locator('li').first().textContent()) ?? '', /TST/);
+    // Bad input shows the API's reason.
+    await form.locator('input').fill('0x12');
+    await form.getByRole('button', { name: 'Query' }).click();
+    await form.locator('[role="alert"]').waitFor({ timeout: 10_000 });
+    assert.match((await form.locator('[role="alert"]').textContent()) ?? '', /arguments of balanceOf/);
+    await shot(page, 'contract-read');
+    assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+    await page.context().close();
+  });
+
   it('shows amounts with units and the exact value on hover', async () => {
     const { page } = await phonePage();
     await page.goto(`${base}/tx/${chain.etherTransfer}`);

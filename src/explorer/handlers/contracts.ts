@@ -1,6 +1,8 @@
 // Implementations of the Contracts routes (definitions in routes/contracts.ts).
 import type { Handler } from '../definition.js';
-import { NotFoundError } from '../envelope.js';
+import { decodeFunctionResult, encodeFunctionData, type Abi, type AbiFunction } from 'viem';
+import { revertReason } from '../../chain/revert-reason.js';
+import { BadRequestError, NotFoundError } from '../envelope.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
 import type { VerificationRecord, VerifiedContract, VerifiedListing } from '../contracts/records.js';
@@ -101,6 +103,32 @@ export const contractsHandlers: Record<string, Handler> = {
 
   getContractSource: (input, services) => sourceView(verifiedOr404(input, services)),
 
+  readContract: async (input, services) => {
+    const c = verifiedOr404(input, services);
+    const b = input.body as { method: string; args?: unknown[] };
+    const fn = readFunction(c.abi as Abi, b.method);
+    const args = b.args ?? [];
+    if (args.length !== fn.inputs.length) throw new BadRequestError(`${signatureOf(fn)} takes ${fn.inputs.length} arguments, got ${args.length}`);
+    let data: Hex;
+    try {
+      data = encodeFunctionData({ abi: [fn], functionName: fn.name, args: args.map((a, i) => argument(fn.inputs[i]!.type, a)) } as never);
+    } catch (err) {
+      throw new BadRequestError(`arguments of ${signatureOf(fn)}: ${(err as Error).message.split('\n')[0]}`);
+    }
+    const { chain } = services.node;
+    const head = chain.head().number;
+    const r = await chain.call({ to: addressKey(c.address as Hex), data: Buffer.from(data.slice(2), 'hex') }, head);
+    const returnData = `0x${r.output.toString('hex')}` as Hex;
+    if (r.status !== 'success') throw new BadRequestError(`${signatureOf(fn)} failed: ${r.status === 'revert' ? `execution reverted${reasonOf(r.output)}` : (r.error ?? 'execution halted')}`);
+    const decoded = decodeFunctionResult({ abi: [fn], functionName: fn.name, data: returnData } as never) as unknown;
+    const values = fn.outputs.length === 1 ? [decoded] : (decoded as unknown[]);
+    return {
+      method: signatureOf(fn),
+      outputs: fn.outputs.map((o, i) => ({ name: o.name ?? '', type: o.type, value: jsonValue(values[i]) })),
+      returnData,
+    };
+  },
+
   verifyContract: async ({ params, body }, services) => {
     const b = body as { input: unknown; compilerVersion: unknown; contractName: unknown; constructorArguments?: unknown };
     const req = parseVerificationRequest({ address: lowerAddress(params.address), ...b });
@@ -114,3 +142,40 @@ export const contractsHandlers: Record<string, Handler> = {
     return verificationView(record);
   },
 };
+
+const signatureOf = (f: AbiFunction) => `${f.name}(${f.inputs.map((i) => i.type).join(',')})`;
+
+/** The view or pure function `method` names (a name, or a signature when the name is overloaded). */
+function readFunction(abi: Abi, method: string): AbiFunction {
+  const fns = abi.filter((e): e is AbiFunction => e.type === 'function');
+  const matches = method.includes('(') ? fns.filter((f) => signatureOf(f) === method.replace(/\s+/g, '')) : fns.filter((f) => f.name === method);
+  if (matches.length === 0) throw new BadRequestError(`the contract's ABI has no function ${method}`);
+  if (matches.length > 1) throw new BadRequestError(`${method} is overloaded: name it by its signature (${matches.map(signatureOf).join(', ')})`);
+  const f = matches[0]!;
+  if (f.stateMutability !== 'view' && f.stateMutability !== 'pure') throw new BadRequestError(`${signatureOf(f)} is ${f.stateMutability}: only view and pure functions are read`);
+  return f;
+}
+
+/** A JSON argument as the ABI type wants it: integers from decimal or 0x strings (or safe numbers), the rest as given. */
+function argument(type: string, value: unknown): unknown {
+  if (/^u?int\d*$/.test(type)) {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+    if (typeof value === 'string' && /^-?(0x[0-9a-fA-F]+|\d+)$/.test(value.trim())) return BigInt(value.trim());
+    throw new BadRequestError(`${type} argument ${JSON.stringify(value)}: give an integer as a decimal or 0x string`);
+  }
+  if (type.endsWith(']') && Array.isArray(value)) return value.map((v) => argument(type.slice(0, type.lastIndexOf('[')), v));
+  return value;
+}
+
+/** A decoded value as JSON: integers as decimal strings, arrays and tuples element by element. */
+function jsonValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (Array.isArray(v)) return v.map(jsonValue);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonValue(x)]));
+  return v;
+}
+
+function reasonOf(output: Buffer): string {
+  const reason = revertReason(output);
+  return reason ? `: ${reason}` : '';
+}

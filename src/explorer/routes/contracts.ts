@@ -145,6 +145,34 @@ export const contractsDefinitions: RouteDef[] = [
     },
   },
   {
+    id: 'readContract',
+    method: 'POST',
+    path: '/contracts/{address}/read',
+    category: 'Contracts',
+    summary:
+      "Calls a view or pure function of a verified contract at the head (eth_call), its arguments and result encoded and decoded with the contract's ABI (Blockscout's query-read-method).",
+    auth: 'public',
+    params: [addressParam],
+    body: {
+      type: 'object',
+      required: ['method'],
+      additionalProperties: false,
+      properties: {
+        method: { type: 'string', maxLength: 1024, description: 'a function name, or its signature such as balanceOf(address) when the name is overloaded' },
+        args: { type: 'array', maxItems: 64, description: 'the arguments, as JSON (numbers as decimal strings)' },
+      },
+    },
+    response: {
+      type: 'object',
+      required: ['method', 'outputs', 'returnData'],
+      properties: {
+        method: { type: 'string' },
+        outputs: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, type: { type: 'string' }, value: {} } } },
+        returnData: schemas.hex,
+      },
+    },
+  },
+  {
     id: 'verifyContract',
     method: 'POST',
     path: '/contracts/{address}/verify',

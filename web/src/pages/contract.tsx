@@ -1,7 +1,9 @@
-// A contract: its creation and, when verified, its compiler, sources and ABI. Read calls are not
-// offered: the explorer has no eth_call route and the JSON-RPC is another port (another origin).
+// A contract: its creation and, when verified, its compiler, sources and ABI, and its view and pure
+// functions read at the head (POST /contracts/{address}/read, an eth_call with the verified ABI).
 import type { ComponentChildren } from 'preact';
-import type { Abi } from 'viem';
+import { useState } from 'preact/hooks';
+import type { Abi, AbiFunction } from 'viem';
+import { api, ApiError } from '../api.js';
 import { AddressLink, Age, BlockLink, Facts, Loading, Section, Status } from '../components.js';
 import { useApi } from '../hooks.js';
 
@@ -27,11 +29,68 @@ interface Source {
   constructorArguments: string;
 }
 
+interface ReadResult {
+  method: string;
+  outputs: { name: string; type: string; value: unknown }[];
+}
+
+const signature = (f: AbiFunction) => `${f.name}(${f.inputs.map((i) => i.type).join(',')})`;
+
+/** One view or pure function: a field per argument, a button, and what the call answered. */
+function ReadFunction({ address, fn }: { address: string; fn: AbiFunction }) {
+  const [args, setArgs] = useState<string[]>(fn.inputs.map(() => ''));
+  const [result, setResult] = useState<ReadResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const id = `read-${signature(fn).replace(/[^a-zA-Z0-9]/g, '-')}`;
+  const query = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    setResult(null);
+    try {
+      // Arrays and tuples are written as JSON; everything else as typed.
+      const parsed = args.map((a, i) => (/\[|tuple/.test(fn.inputs[i]!.type) ? (JSON.parse(a) as unknown) : fn.inputs[i]!.type === 'bool' ? a === 'true' : a));
+      setResult(await api<ReadResult>(`/contracts/${address}/read`, { method: 'POST', body: { method: signature(fn), args: parsed } }));
+    } catch (err) {
+      setError(err instanceof ApiError || err instanceof SyntaxError ? err.message : String(err));
+    }
+  };
+  return (
+    <form class="read" onSubmit={query} aria-labelledby={id}>
+      <div class="mono" id={id}>{signature(fn)}</div>
+      {fn.inputs.map((input, i) => (
+        <label key={i}>
+          <span class="muted">{input.name || `arg${i}`} ({input.type})</span>
+          <input value={args[i]} onInput={(e) => setArgs(args.map((a, j) => (j === i ? (e.target as HTMLInputElement).value : a)))} />
+        </label>
+      ))}
+      <button type="submit">Query</button>
+      {result ? (
+        <ul class="mono">
+          {result.outputs.map((o, i) => (
+            <li key={i}>
+              {o.name || `out${i}`} ({o.type}): <span class="break">{typeof o.value === 'string' ? o.value : JSON.stringify(o.value)}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {error ? <p class="error" role="alert">{error}</p> : null}
+    </form>
+  );
+}
+
 function Verified({ address }: { address: string }) {
   const source = useApi<Source>(`/contracts/${address}/source`);
   const abi = useApi<{ abi: Abi }>(`/contracts/${address}/abi`);
   return (
     <>
+      <Section title="Read contract" id="read">
+        <Loading state={abi}>
+          {({ abi: a }) => {
+            const reads = a.filter((e): e is AbiFunction => e.type === 'function' && (e.stateMutability === 'view' || e.stateMutability === 'pure'));
+            return reads.length === 0 ? <p class="muted">No view or pure functions.</p> : <>{reads.map((f) => <ReadFunction key={signature(f)} address={address} fn={f} />)}</>;
+          }}
+        </Loading>
+      </Section>
       <Section title="ABI">
         <Loading state={abi}>
           {({ abi: a }) => (

@@ -1,5 +1,5 @@
-// One transaction: status, value, fee, its logs (decoded with the ABI of a verified contract) and
-// its token transfers.
+// One transaction: status, value, fee, its logs (decoded with the ABI of a verified contract), its
+// token transfers and its internal transactions (value moved by calls inside it, from its call trace).
 import { useEffect, useState } from 'preact/hooks';
 import { decodeEventLog, decodeFunctionData, type Abi, type Hex } from 'viem';
 import { api } from '../api.js';
@@ -105,6 +105,42 @@ export function TransferTable({ items, label }: { items: TokenTransfer[]; label:
   );
 }
 
+interface InternalTx {
+  index: number;
+  traceAddress: number[];
+  type: string;
+  from: string;
+  to: string;
+  value: string;
+  success: boolean;
+  error: string | null;
+}
+
+/** The transaction's internal transactions, once the explorer has indexed them (mined transactions only). */
+function InternalTxs({ hash }: { hash: string }) {
+  const list = useApi<InternalTx[]>(`/transactions/${encodeURIComponent(hash)}/internal-transactions`);
+  return (
+    <Section title={`Internal transactions (${list.data?.length ?? 0})`}>
+      <Loading state={list}>
+        {(items) => (
+          <Table
+            label="internal transactions"
+            head={['Type', 'From', 'To', 'Value', 'Result']}
+            empty="No value moved inside this transaction."
+            rows={items.map((t) => [
+              <span title={`trace address [${t.traceAddress.join(', ')}]`}>{t.type}</span>,
+              <AddressLink address={t.from} />,
+              <AddressLink address={t.to} />,
+              <Eth wei={t.value} />,
+              t.success ? <Status status="success" /> : <span><Status status="failed" /> {t.error}</span>,
+            ])}
+          />
+        )}
+      </Loading>
+    </Section>
+  );
+}
+
 export function Tx({ hash }: { hash: string }) {
   const tx = useApi<TxData>(`/transactions/${encodeURIComponent(hash)}`);
   const logs = tx.data?.logs ?? [];
@@ -148,6 +184,7 @@ export function Tx({ hash }: { hash: string }) {
             <Section title={`Token transfers (${t.tokenTransfers?.length ?? 0})`}>
               <TransferTable items={t.tokenTransfers ?? []} label="token transfers" />
             </Section>
+            {t.blockNumber === null ? null : <InternalTxs hash={t.hash} />}
             <Section title={`Logs (${logs.length})`}>
               {logs.length === 0 ? <p class="muted">No logs.</p> : <ul class="logs">{logs.map((l) => <LogEntry key={l.logIndex} log={l} abi={abis.get(l.address.toLowerCase())} />)}</ul>}
             </Section>
