@@ -16,6 +16,7 @@ import { netMethods } from './net.js';
 import { txpoolMethods } from './txpool.js';
 import { web3Methods } from './web3.js';
 import { debugMethods } from './debug/trace.js';
+import { simulateMethods } from './eth/simulate.js';
 
 /**
  * Runs `m` once no block is being committed, so it reads the modules' committed state
@@ -40,6 +41,7 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
     ...blockMethods,
     ...transactionMethods,
     ...callMethods,
+    ...simulateMethods,
     ...feeMethods,
     ...logMethods,
     ...userOperationMethods,

@@ -142,70 +142,7 @@ impl<'a> Caller<'a> {
 
     /// The block, configuration and transaction of one run at `gas_limit`, or geth's refusal text.
     fn envs(&self, gas_limit: u64) -> Result<(BlockEnv, CfgEnv, TxEnv), String> {
-        let req = self.req;
-        let mut block = block_env(self.header);
-        if let Some(o) = &self.block_override {
-            if let Some(n) = o.number {
-                block.number = U256::from(n);
-            }
-            if let Some(t) = o.time {
-                block.timestamp = U256::from(t);
-            }
-            if let Some(g) = o.gas_limit {
-                block.gas_limit = g;
-            }
-            if let Some(a) = o.fee_recipient {
-                block.beneficiary = a;
-            }
-            if let Some(r) = o.prev_randao {
-                block.prevrandao = Some(r);
-            }
-            if let Some(f) = o.base_fee {
-                block.basefee = f;
-            }
-        }
-        let priced = req.gas_price.is_some_and(|p| p > 0)
-            || req.max_fee_per_gas.is_some_and(|p| p > 0)
-            || req.max_priority_fee_per_gas.is_some_and(|p| p > 0);
-        if !priced {
-            // geth lowers the base fee to 0 for unpriced calls so that they still validate.
-            block.basefee = 0;
-        }
-        block.gas_limit = block.gas_limit.max(gas_limit);
-        let mut cfg = cfg_env(self.chain_id);
-        cfg.disable_nonce_check = true;
-        cfg.disable_eip3607 = true;
-        cfg.disable_block_gas_limit = true;
-        cfg.tx_chain_id_check = false;
-
-        let mut tx = TxEnv {
-            caller: self.sender(),
-            gas_limit,
-            kind: req.to.map_or(TxKind::Create, TxKind::Call),
-            value: req.value.unwrap_or_default(),
-            data: req.data.clone().unwrap_or_default(),
-            nonce: req.nonce.unwrap_or_default(),
-            chain_id: Some(self.chain_id),
-            access_list: req.access_list.clone().unwrap_or_default(),
-            ..Default::default()
-        };
-        if let Some(list) = &req.authorization_list {
-            if req.to.is_none() {
-                return Err("EIP-7702 transaction cannot be used to create contract".into());
-            }
-            tx.tx_type = 4;
-            tx.authorization_list = recovered_authorizations(list);
-            tx.gas_price = req.max_fee_per_gas.or(req.gas_price).unwrap_or(0);
-            tx.gas_priority_fee = Some(req.max_priority_fee_per_gas.unwrap_or(0));
-        } else if req.max_fee_per_gas.is_some() || req.max_priority_fee_per_gas.is_some() {
-            tx.tx_type = 2;
-            tx.gas_price = req.max_fee_per_gas.unwrap_or(0);
-            tx.gas_priority_fee = Some(req.max_priority_fee_per_gas.unwrap_or(0));
-        } else {
-            tx.tx_type = if req.access_list.is_some() { 1 } else { 0 };
-            tx.gas_price = req.gas_price.unwrap_or(0);
-        }
-        Ok((block, cfg, tx))
+        call_envs(self.header, self.chain_id, self.req, self.block_override.as_ref(), gas_limit)
     }
 
     fn run(&mut self, gas_limit: u64) -> Result<Run, ChainError> {
@@ -229,31 +166,7 @@ impl<'a> Caller<'a> {
 
     /// Applies geth's state and block overrides before the runs that follow.
     fn apply_overrides(&mut self, overrides: &CallOverrides) -> Result<(), ChainError> {
-        let db_err = |e: crate::db::StoreDbError| ChainError::Evm(e.to_string());
-        for o in &overrides.state {
-            let mut info = self.db.load_account(o.address).map_err(db_err)?.info.clone();
-            if let Some(balance) = o.balance {
-                info.balance = balance;
-            }
-            if let Some(nonce) = o.nonce {
-                info.nonce = nonce;
-            }
-            if let Some(code) = &o.code {
-                let bytecode = Bytecode::new_raw(code.clone());
-                info.code_hash = bytecode.hash_slow();
-                info.code = Some(bytecode);
-            }
-            self.db.insert_account_info(o.address, info);
-            if let Some(state) = &o.state {
-                let storage = state.iter().map(|(k, v)| (U256::from_be_bytes(k.0), U256::from_be_bytes(v.0))).collect();
-                self.db.replace_account_storage(o.address, storage).map_err(db_err)?;
-            }
-            if let Some(diff) = &o.state_diff {
-                for (k, v) in diff {
-                    self.db.insert_account_storage(o.address, U256::from_be_bytes(k.0), U256::from_be_bytes(v.0)).map_err(db_err)?;
-                }
-            }
-        }
+        apply_state_overrides(&mut self.db, &overrides.state)?;
         self.block_override = overrides.block.clone();
         Ok(())
     }
@@ -292,6 +205,104 @@ impl<'a> Caller<'a> {
         settle(evm.inspect_tx(tx).map(|o| o.result), sender)
     }
 }
+
+/// geth's state overrides on `db`: balance, nonce and code replaced; storage replaced (`state`) or patched (`stateDiff`).
+fn apply_state_overrides(db: &mut CacheDB<StoreDb<'_>>, state: &[AccountOverride]) -> Result<(), ChainError> {
+    let db_err = |e: crate::db::StoreDbError| ChainError::Evm(e.to_string());
+    for o in state {
+        let mut info = db.load_account(o.address).map_err(db_err)?.info.clone();
+        if let Some(balance) = o.balance {
+            info.balance = balance;
+        }
+        if let Some(nonce) = o.nonce {
+            info.nonce = nonce;
+        }
+        if let Some(code) = &o.code {
+            let bytecode = Bytecode::new_raw(code.clone());
+            info.code_hash = bytecode.hash_slow();
+            info.code = Some(bytecode);
+        }
+        db.insert_account_info(o.address, info);
+        if let Some(state) = &o.state {
+            let storage = state.iter().map(|(k, v)| (U256::from_be_bytes(k.0), U256::from_be_bytes(v.0))).collect();
+            db.replace_account_storage(o.address, storage).map_err(db_err)?;
+        }
+        if let Some(diff) = &o.state_diff {
+            for (k, v) in diff {
+                db.insert_account_storage(o.address, U256::from_be_bytes(k.0), U256::from_be_bytes(v.0)).map_err(db_err)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The block, configuration and transaction of one call at `gas_limit`, or geth's refusal text.
+fn call_envs(header: &Header, chain_id: u64, req: &CallRequest, block_override: Option<&BlockOverride>, gas_limit: u64) -> Result<(BlockEnv, CfgEnv, TxEnv), String> {
+        let sender = req.from.unwrap_or(Address::ZERO);
+        let mut block = block_env(header);
+        if let Some(o) = block_override {
+            if let Some(n) = o.number {
+                block.number = U256::from(n);
+            }
+            if let Some(t) = o.time {
+                block.timestamp = U256::from(t);
+            }
+            if let Some(g) = o.gas_limit {
+                block.gas_limit = g;
+            }
+            if let Some(a) = o.fee_recipient {
+                block.beneficiary = a;
+            }
+            if let Some(r) = o.prev_randao {
+                block.prevrandao = Some(r);
+            }
+            if let Some(f) = o.base_fee {
+                block.basefee = f;
+            }
+        }
+        let priced = req.gas_price.is_some_and(|p| p > 0)
+            || req.max_fee_per_gas.is_some_and(|p| p > 0)
+            || req.max_priority_fee_per_gas.is_some_and(|p| p > 0);
+        if !priced {
+            // geth lowers the base fee to 0 for unpriced calls so that they still validate.
+            block.basefee = 0;
+        }
+        block.gas_limit = block.gas_limit.max(gas_limit);
+        let mut cfg = cfg_env(chain_id);
+        cfg.disable_nonce_check = true;
+        cfg.disable_eip3607 = true;
+        cfg.disable_block_gas_limit = true;
+        cfg.tx_chain_id_check = false;
+
+        let mut tx = TxEnv {
+            caller: sender,
+            gas_limit,
+            kind: req.to.map_or(TxKind::Create, TxKind::Call),
+            value: req.value.unwrap_or_default(),
+            data: req.data.clone().unwrap_or_default(),
+            nonce: req.nonce.unwrap_or_default(),
+            chain_id: Some(chain_id),
+            access_list: req.access_list.clone().unwrap_or_default(),
+            ..Default::default()
+        };
+        if let Some(list) = &req.authorization_list {
+            if req.to.is_none() {
+                return Err("EIP-7702 transaction cannot be used to create contract".into());
+            }
+            tx.tx_type = 4;
+            tx.authorization_list = recovered_authorizations(list);
+            tx.gas_price = req.max_fee_per_gas.or(req.gas_price).unwrap_or(0);
+            tx.gas_priority_fee = Some(req.max_priority_fee_per_gas.unwrap_or(0));
+        } else if req.max_fee_per_gas.is_some() || req.max_priority_fee_per_gas.is_some() {
+            tx.tx_type = 2;
+            tx.gas_price = req.max_fee_per_gas.unwrap_or(0);
+            tx.gas_priority_fee = Some(req.max_priority_fee_per_gas.unwrap_or(0));
+        } else {
+            tx.tx_type = if req.access_list.is_some() { 1 } else { 0 };
+            tx.gas_price = req.gas_price.unwrap_or(0);
+        }
+        Ok((block, cfg, tx))
+    }
 
 /// An EVM result as a run: executed, refused with geth's text, or a database failure.
 fn settle<E: std::fmt::Display>(result: Result<ExecutionResult, EVMError<E>>, sender: Address) -> Result<Run, ChainError> {
@@ -567,4 +578,152 @@ pub fn create_access_list<'a>(
         previous = tracer;
     }
     Err(ChainError::Invalid(format!("access list did not settle after {MAX_ACCESS_LIST_ROUNDS} runs")))
+}
+
+/// One block of eth_simulateV1: its overrides and its calls, run in order.
+#[derive(Debug, Clone, Default)]
+pub struct SimulateBlock {
+    pub overrides: CallOverrides,
+    pub calls: Vec<CallRequest>,
+}
+
+/// One simulated call: how it ended, and its logs.
+#[derive(Debug, Clone)]
+pub struct SimulatedCall {
+    pub outcome: CallOutcome,
+    pub logs: Vec<svc_primitives::Log>,
+    /// The hash of the call as an unsigned EIP-1559 transaction (what geth reports for it).
+    pub tx_hash: alloy_primitives::B256,
+}
+
+/// One simulated block: its header (hashed as a block would be) and its calls.
+#[derive(Debug, Clone)]
+pub struct SimulatedBlock {
+    pub header: Header,
+    pub hash: alloy_primitives::B256,
+    pub calls: Vec<SimulatedCall>,
+}
+
+/// Why a simulation was refused as a whole (geth's eth_simulateV1 error codes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimulateError {
+    pub code: i32,
+    pub message: String,
+}
+
+/// Most blocks and calls one eth_simulateV1 may ask for (geth: 256 blocks; calls bounded by gas).
+pub const MAX_SIMULATE_BLOCKS: usize = 256;
+pub const MAX_SIMULATE_CALLS: usize = 1_000;
+
+/// eth_simulateV1 as geth runs it: blocks after `parent`, each with its block and state overrides,
+/// their calls run in order on one state (each call sees the ones before it, in every block).
+/// Without `validation`, nonces are not checked and unpriced calls pay no base fee, as in eth_call.
+pub fn simulate(
+    state: StateAt<'_>,
+    parent: &Header,
+    chain_id: u64,
+    rpc_gas_cap: u64,
+    blocks: &[SimulateBlock],
+    validation: bool,
+) -> Result<Result<Vec<SimulatedBlock>, SimulateError>, ChainError> {
+    use alloy_consensus::{SignableTransaction, TxEip1559};
+    use revm::handler::ExecuteCommitEvm;
+    if blocks.len() > MAX_SIMULATE_BLOCKS {
+        return Ok(Err(SimulateError { code: -38026, message: format!("too many blocks: {} (at most {MAX_SIMULATE_BLOCKS})", blocks.len()) }));
+    }
+    if blocks.iter().map(|b| b.calls.len()).sum::<usize>() > MAX_SIMULATE_CALLS {
+        return Ok(Err(SimulateError { code: -32602, message: format!("too many calls (at most {MAX_SIMULATE_CALLS})") }));
+    }
+    let mut db = CacheDB::new(StoreDb { state });
+    let mut prev = parent.clone();
+    let mut prev_hash = svc_primitives::header_hash(parent);
+    let mut out = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        let o = block.overrides.block.clone().unwrap_or_default();
+        let number = o.number.unwrap_or(prev.number + 1);
+        if number <= prev.number {
+            return Ok(Err(SimulateError { code: -38020, message: format!("block numbers must be in order: {number} <= {}", prev.number) }));
+        }
+        let timestamp = o.time.unwrap_or(prev.timestamp + 1);
+        if timestamp <= prev.timestamp {
+            return Ok(Err(SimulateError { code: -38021, message: format!("block timestamps must be in order: {timestamp} <= {}", prev.timestamp) }));
+        }
+        let base_fee = o.base_fee.unwrap_or(if validation { svc_primitives::next_base_fee(prev.gas_used, prev.gas_limit, prev.base_fee_per_gas.unwrap_or_default()) } else { 0 });
+        let mut header = Header {
+            parent_hash: prev_hash,
+            number,
+            timestamp,
+            gas_limit: o.gas_limit.unwrap_or(parent.gas_limit),
+            beneficiary: o.fee_recipient.unwrap_or(parent.beneficiary),
+            mix_hash: o.prev_randao.unwrap_or_default(),
+            base_fee_per_gas: Some(base_fee),
+            ..svc_primitives::prague_header()
+        };
+        let block_override = BlockOverride { number: Some(number), time: Some(timestamp), gas_limit: Some(header.gas_limit), fee_recipient: Some(header.beneficiary), prev_randao: Some(header.mix_hash), base_fee: Some(base_fee) };
+        // The block's state overrides, on the state the blocks before it left.
+        apply_state_overrides(&mut db, &block.overrides.state)?;
+        let mut calls = Vec::with_capacity(block.calls.len());
+        let mut receipts = Vec::with_capacity(block.calls.len());
+        let mut envelopes = Vec::with_capacity(block.calls.len());
+        let mut gas_used = 0u64;
+        for req in &block.calls {
+            let gas = req.gas.unwrap_or_else(|| call_gas(&header, rpc_gas_cap, req, &CallOverrides::default()).min(header.gas_limit.saturating_sub(gas_used)));
+            let sender = req.from.unwrap_or(Address::ZERO);
+            let nonce = match req.nonce {
+                Some(n) => n,
+                None => db.basic_ref(sender).map_err(|e| ChainError::Evm(e.to_string()))?.map_or(0, |a| a.nonce),
+            };
+            let sized = CallRequest { gas: Some(gas), nonce: Some(nonce), ..req.clone() };
+            let (block_env, mut cfg, tx) = match call_envs(&header, chain_id, &sized, Some(&block_override), gas) {
+                Ok(envs) => envs,
+                Err(text) => return Ok(Err(SimulateError { code: -38014, message: text })),
+            };
+            if validation {
+                cfg.disable_nonce_check = false;
+            }
+            let result = {
+                let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env).with_cfg(cfg).build_mainnet();
+                evm.transact_commit(tx)
+            };
+            let run = match result {
+                Ok(r) => Run::Executed(r),
+                Err(EVMError::Transaction(e)) => {
+                    let text = invalid_tx_text(&e, sender);
+                    return Ok(Err(SimulateError { code: if validation { -38014 } else { -32000 }, message: text }));
+                }
+                Err(e) => return Err(ChainError::Evm(e.to_string())),
+            };
+            let logs = match &run {
+                Run::Executed(r) => r.logs().to_vec(),
+                Run::Invalid(_) => Vec::new(),
+            };
+            let outcome = outcome(run);
+            gas_used += outcome.gas_used;
+            receipts.push(svc_primitives::TxReceipt::new(2, outcome.status == CallStatus::Success, gas_used, logs.clone()));
+            let unsigned = TxEip1559 {
+                chain_id,
+                nonce,
+                gas_limit: gas,
+                max_fee_per_gas: req.max_fee_per_gas.or(req.gas_price).unwrap_or(0),
+                max_priority_fee_per_gas: req.max_priority_fee_per_gas.unwrap_or(0),
+                to: req.to.map_or(TxKind::Create, TxKind::Call),
+                value: req.value.unwrap_or_default(),
+                access_list: req.access_list.clone().unwrap_or_default(),
+                input: req.data.clone().unwrap_or_default(),
+            };
+            let signed = unsigned.into_signed(alloy_primitives::Signature::new(U256::ZERO, U256::ZERO, false));
+            let tx_hash = *signed.hash();
+            envelopes.push(svc_primitives::TxEnvelope::Eip1559(signed));
+            calls.push(SimulatedCall { outcome, logs, tx_hash });
+        }
+        header.gas_used = gas_used;
+        header.transactions_root = svc_primitives::transactions_root(&envelopes);
+        header.receipts_root = svc_primitives::receipts_root(&receipts);
+        header.logs_bloom = svc_primitives::logs_bloom(&receipts);
+        let hash = svc_primitives::header_hash(&header);
+        prev_hash = hash;
+        prev = header.clone();
+        out.push(SimulatedBlock { header, hash, calls });
+    }
+    Ok(Ok(out))
 }

@@ -286,6 +286,19 @@ impl Chain {
         call::trace_call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, overrides)
     }
 
+    /// eth_simulateV1 on the state after block `number`: the simulated blocks, or geth's refusal.
+    pub fn simulate(
+        &self,
+        blocks: &[call::SimulateBlock],
+        number: u64,
+        validation: bool,
+    ) -> Result<Result<Vec<call::SimulatedBlock>, call::SimulateError>, ChainError> {
+        let view = self.view();
+        let state = self.state_at(&view, number)?;
+        let header = Self::header_of(&view, number)?;
+        call::simulate(state, &header, self.chain_id, self.config.rpc_gas_cap, blocks, validation)
+    }
+
     /// geth's debug traces of block `number`'s transactions (all, or the one at index `only`).
     pub fn debug_trace_block(
         &self,

@@ -523,6 +523,33 @@ impl Chain {
         })
     }
 
+    /// eth_simulateV1 on the state after `block_number`, on the exec lane: geth's result as JSON (the
+    /// simulated blocks with their calls), or a coded SIMULATE error whose text starts with geth's code.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn simulate<'env>(&self, env: &'env Env, blocks: Vec<SimulateBlockJs>, block_number: i64, validation: bool) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let (chain, number) = (self.chain()?.clone(), to_count(block_number, "block number")?);
+            let blocks = blocks
+                .into_iter()
+                .map(|b| {
+                    Ok(svc_evm::call::SimulateBlock {
+                        overrides: call_overrides(b.overrides)?,
+                        calls: b.calls.into_iter().map(call_request).collect::<napi::Result<Vec<_>>>()?,
+                    })
+                })
+                .collect::<napi::Result<Vec<_>>>()?;
+            on_lane(
+                env,
+                &svc_lanes::lanes().exec,
+                move || match chain.simulate(&blocks, number, validation).map_err(chain_error)? {
+                    Ok(simulated) => Ok(simulated),
+                    Err(e) => Err(coded_error("SIMULATE", format!("{} {}", e.code, e.message))),
+                },
+                |simulated| serde_json::to_string(&simulated.iter().map(simulated_block_json).collect::<Vec<_>>()).map_err(|e| js_error(e.to_string())),
+            )
+        })
+    }
+
     /// The value transfers and creations inside block `number`'s transactions (the explorer's
     /// internal transactions), from its call traces, on the backfill lane.
     #[napi(ts_return_type = "Promise<Array<InternalTransaction>>")]
@@ -960,4 +987,81 @@ fn trace_error(err: svc_evm::debug_trace::TraceError) -> napi::Error {
         TraceError::Unavailable(text) => coded_error("TRACE_UNAVAILABLE", text),
         TraceError::Chain(e) => chain_error(e),
     }
+}
+
+/// A simulated block as geth's eth_simulateV1 answers it: the block's fields (transactions as
+/// hashes) and its calls with status, return data, gas used, logs and error.
+fn simulated_block_json(b: &svc_evm::call::SimulatedBlock) -> serde_json::Value {
+    use serde_json::json;
+    let h = &b.header;
+    let q = |n: u64| format!("0x{n:x}");
+    let mut log_index = 0u64;
+    let calls: Vec<serde_json::Value> = b
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let logs: Vec<serde_json::Value> = c
+                .logs
+                .iter()
+                .map(|l| {
+                    let v = json!({
+                        "address": l.address,
+                        "topics": l.topics(),
+                        "data": l.data.data,
+                        "blockNumber": q(h.number),
+                        "blockHash": b.hash,
+                        "blockTimestamp": q(h.timestamp),
+                        "transactionHash": c.tx_hash,
+                        "transactionIndex": q(i as u64),
+                        "logIndex": q(log_index),
+                        "removed": false,
+                    });
+                    log_index += 1;
+                    v
+                })
+                .collect();
+            let success = c.outcome.status == svc_evm::CallStatus::Success;
+            let mut call = json!({
+                "status": if success { "0x1" } else { "0x0" },
+                "returnData": c.outcome.output,
+                "gasUsed": q(c.outcome.gas_used),
+                "logs": logs,
+            });
+            if !success {
+                let reverted = c.outcome.status == svc_evm::CallStatus::Revert;
+                call["error"] = json!({
+                    "code": if reverted { 3 } else { -32015 },
+                    "message": c.outcome.error.clone().unwrap_or_else(|| "execution reverted".into()),
+                    "data": c.outcome.output,
+                });
+            }
+            call
+        })
+        .collect();
+    json!({
+        "number": q(h.number),
+        "hash": b.hash,
+        "parentHash": h.parent_hash,
+        "timestamp": q(h.timestamp),
+        "gasLimit": q(h.gas_limit),
+        "gasUsed": q(h.gas_used),
+        "baseFeePerGas": q(h.base_fee_per_gas.unwrap_or_default()),
+        "miner": h.beneficiary,
+        "feeRecipient": h.beneficiary,
+        "mixHash": h.mix_hash,
+        "prevRandao": h.mix_hash,
+        "transactionsRoot": h.transactions_root,
+        "receiptsRoot": h.receipts_root,
+        "logsBloom": h.logs_bloom,
+        "extraData": h.extra_data,
+        "difficulty": "0x0",
+        "nonce": "0x0000000000000000",
+        "sha3Uncles": h.ommers_hash,
+        "uncles": [],
+        "transactions": b.calls.iter().map(|c| c.tx_hash).collect::<Vec<_>>(),
+        "withdrawals": [],
+        "withdrawalsRoot": h.withdrawals_root,
+        "calls": calls,
+    })
 }

@@ -423,3 +423,10 @@ pub struct AccountProofJs {
     pub account_proof: Vec<Buffer>,
     pub storage_proof: Vec<StorageProofJs>,
 }
+
+/// One block of eth_simulateV1: its overrides and calls.
+#[napi(object)]
+pub struct SimulateBlockJs {
+    pub overrides: Option<CallOverridesJs>,
+    pub calls: Vec<CallRequest>,
+}

@@ -58,6 +58,11 @@ export declare class Chain {
    */
   debugTraceBlock(number: number, index: number | undefined | null, options: string): Promise<string>
   /**
+   * eth_simulateV1 on the state after `block_number`, on the exec lane: geth's result as JSON (the
+   * simulated blocks with their calls), or a coded SIMULATE error whose text starts with geth's code.
+   */
+  simulate(blocks: Array<SimulateBlockJs>, blockNumber: number, validation: boolean): Promise<string>
+  /**
    * The value transfers and creations inside block `number`'s transactions (the explorer's
    * internal transactions), from its call traces, on the backfill lane.
    */
@@ -663,6 +668,12 @@ export interface RejectedTx {
 export interface ServiceWrite {
   key: Buffer
   value?: Buffer
+}
+
+/** One block of eth_simulateV1: its overrides and calls. */
+export interface SimulateBlockJs {
+  overrides?: CallOverridesJs
+  calls: Array<CallRequest>
 }
 
 /** An account's number of non-zero storage slots. */
