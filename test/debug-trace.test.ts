@@ -275,5 +275,19 @@ describe('debug tracing', { timeout: 240_000 }, () => {
     assert.equal(missing.code, -32000);
     assert.match(missing.message, /transaction not found/);
     assert.equal((await refused('debug_traceBlockByNumber', ['0xffffff'])).code, -32000);
+    // Limits: a timeout that is not a duration or is above the most allowed is -32602; one too short stops the trace.
+    assert.equal((await refused('debug_traceTransaction', [sent[3]!.svc, { timeout: 'soon' }])).code, -32602);
+    assert.equal((await refused('debug_traceTransaction', [sent[3]!.svc, { timeout: '10m' }])).code, -32602);
+    const slow = await refused('debug_traceTransaction', [sent[3]!.svc, { timeout: '1ns' }]);
+    assert.equal(slow.code, -32000);
+    assert.match(slow.message, /execution timeout/);
+    assert.ok(await rpc(node.rpcUrl, 'debug_traceTransaction', [sent[3]!.svc, { timeout: '30s', tracer: 'callTracer' }]));
+    // The struct logger stops past 500,000 steps (its JSON would be over 100 MB); callTracer does not count steps.
+    const spin = { from: sides.svc.wallet.account.address, to: addresses.target, data: encodeFunctionData({ abi: target.abi, functionName: 'spin', args: [40_000n] }) };
+    const big = await refused('debug_traceCall', [spin, 'latest', {}]);
+    assert.equal(big.code, -32000);
+    assert.match(big.message, /more than 500000 steps/);
+    const frame = await rpc<CallFrame>(node.rpcUrl, 'debug_traceCall', [spin, 'latest', { tracer: 'callTracer' }]);
+    assert.equal(frame.error, undefined);
   });
 });

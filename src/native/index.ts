@@ -78,7 +78,7 @@ export function isLaneBusy(err: unknown): err is Error {
 export type CoreAddon = typeof Generated;
 
 /** The codes the core addon gives its errors (svc-napi's `coded_error`); any other native error has none. */
-export type NativeErrorCode = 'STATE_UNAVAILABLE' | 'TRACE_OPTIONS' | 'TRACE_NOT_FOUND' | 'TRACE_UNAVAILABLE' | 'SIMULATE';
+export type NativeErrorCode = 'STATE_UNAVAILABLE' | 'TRACE_OPTIONS' | 'TRACE_NOT_FOUND' | 'TRACE_UNAVAILABLE' | 'TRACE_LIMIT' | 'SIMULATE';
 
 /** An error of the core addon raised with a stable code: switch on `code`, never match the text. */
 export class NativeError extends SvcError {

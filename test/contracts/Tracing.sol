@@ -16,6 +16,13 @@ contract TraceTarget {
         revert("boom");
     }
 
+    /// A loop of `n` rounds: many steps for little gas.
+    function spin(uint256 n) external pure returns (uint256 acc) {
+        for (uint256 i = 0; i < n; i++) {
+            acc += i;
+        }
+    }
+
     receive() external payable {}
 }
 

@@ -512,10 +512,11 @@ pub fn debug_trace_call(
     opts: &alloy_rpc_types_trace::geth::GethDebugTracingOptions,
 ) -> Result<alloy_rpc_types_trace::geth::GethTrace, crate::debug_trace::TraceError> {
     let tracer = crate::debug_trace::Tracer::new(opts)?;
+    let budget = crate::debug_trace::TraceBudget::new(opts)?;
     let gas = call_gas(header, rpc_gas_cap, req, &CallOverrides::default());
     let mut caller = Caller::new(state, header, chain_id, req);
     let (block, cfg, tx) = caller.envs(gas).map_err(|text| crate::debug_trace::TraceError::Chain(ChainError::Invalid(text)))?;
-    Ok(crate::debug_trace::traced(&mut caller.db, block, cfg, tx, &[], tracer)?)
+    crate::debug_trace::traced(&mut caller.db, block, cfg, tx, &[], tracer, &budget)
 }
 
 /// Most runs eth_createAccessList makes before giving up on a list that keeps changing (geth

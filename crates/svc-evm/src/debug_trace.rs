@@ -15,7 +15,14 @@ use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::database::CacheDB;
 use revm::handler::{ExecuteCommitEvm, MainBuilder, MainContext};
 use revm::{DatabaseCommit, DatabaseRef, InspectCommitEvm, InspectEvm};
-use revm_inspectors::tracing::{FourByteInspector, TracingInspector, TracingInspectorConfig};
+use revm::context::ContextTr;
+use revm::context_interface::ContextError;
+use revm::interpreter::interpreter_types::LoopControl;
+use revm::interpreter::Interpreter;
+use revm::Inspector;
+use revm_inspectors::tracing::{FourByteInspector, TraceLimitBehavior, TraceLimits, TracingInspector, TracingInspectorConfig};
+use std::cell::{Cell, RefCell};
+use std::time::{Duration, Instant};
 use svc_primitives::SignedTransaction;
 use svc_store::{StateAt, Store};
 
@@ -36,6 +43,9 @@ pub enum TraceError {
     /// The block cannot be re-executed (written before the node kept what that needs).
     #[error("{0}")]
     Unavailable(String),
+    /// The trace ran past its time or its size limit.
+    #[error("{0}")]
+    Limit(String),
     #[error(transparent)]
     Chain(#[from] ChainError),
 }
@@ -80,6 +90,92 @@ impl Tracer {
     }
 }
 
+/// The default time a trace may take (geth's default tracer timeout) and the most it may be given.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(60);
+/// Opcode steps one request may record with the struct logger (about 250 bytes of JSON each).
+pub const MAX_STRUCT_LOG_STEPS: u64 = 500_000;
+
+/// What one tracing request may spend: a deadline for all of it, and steps for the struct logger.
+pub struct TraceBudget {
+    deadline: Instant,
+    timeout: Duration,
+    max_steps: u64,
+    steps: Cell<u64>,
+    exceeded: RefCell<Option<String>>,
+}
+
+impl TraceBudget {
+    pub fn new(opts: &GethDebugTracingOptions) -> Result<Self, TraceError> {
+        let timeout = match &opts.timeout {
+            None => DEFAULT_TIMEOUT,
+            Some(text) => go_duration(text).ok_or_else(|| TraceError::Options(format!("timeout {text:?} is not a duration such as \"5s\" or \"500ms\"")))?,
+        };
+        if timeout > MAX_TIMEOUT {
+            return Err(TraceError::Options(format!("timeout {timeout:?} is above the most a trace may take ({MAX_TIMEOUT:?})")));
+        }
+        let max_steps = if opts.tracer.is_none() { MAX_STRUCT_LOG_STEPS } else { u64::MAX };
+        Ok(Self { deadline: Instant::now() + timeout, timeout, max_steps, steps: Cell::new(0), exceeded: RefCell::new(None) })
+    }
+
+    /// Why the trace was stopped, if it was.
+    fn exceeded(&self) -> Option<String> {
+        self.exceeded.borrow().clone()
+    }
+
+    fn check_time(&self) -> Result<(), TraceError> {
+        if Instant::now() > self.deadline {
+            return Err(TraceError::Limit(format!("execution timeout: the trace took more than {:?}", self.timeout)));
+        }
+        Ok(())
+    }
+}
+
+/// A Go duration as geth's `timeout` takes it: a number and a unit (ns, us, ms, s, m, h), e.g. "1.5s", "300ms".
+fn go_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let split = text.find(|c: char| c.is_ascii_alphabetic() || c == 'µ')?;
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+    let seconds = match unit {
+        "ns" => value / 1e9,
+        "us" | "µs" => value / 1e6,
+        "ms" => value / 1e3,
+        "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return None,
+    };
+    Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// Stops a traced execution past the budget's deadline or step limit (the request then fails).
+struct BudgetGuard<'a>(&'a TraceBudget);
+
+impl<CTX: ContextTr> Inspector<CTX> for BudgetGuard<'_> {
+    fn step(&mut self, interp: &mut Interpreter, context: &mut CTX) {
+        let b = self.0;
+        let n = b.steps.get() + 1;
+        b.steps.set(n);
+        let why = if n > b.max_steps {
+            Some(format!("the struct logger's trace has more than {} steps: trace fewer transactions, set \"limit\", or use callTracer", b.max_steps))
+        } else if n % 1024 == 0 && Instant::now() > b.deadline {
+            Some(format!("execution timeout: the trace took more than {:?}", b.timeout))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            *b.exceeded.borrow_mut() = Some(why.clone());
+            if context.error().is_ok() {
+                *context.error() = Err(ContextError::Custom(why));
+            }
+            interp.bytecode.action().take();
+            interp.bytecode.reset_action();
+            interp.halt_fatal();
+        }
+    }
+}
+
 /// The database a traced block runs on: its parent's state with what came before its EVM transactions.
 type TraceDb<'a> = CacheDB<StoreDb<'a>>;
 
@@ -98,10 +194,19 @@ pub(crate) fn traced<DB: DatabaseRef>(
     env: TxEnv,
     refused: &[Address],
     tracer: Tracer,
-) -> Result<GethTrace, ChainError>
+    budget: &TraceBudget,
+) -> Result<GethTrace, TraceError>
 where
     DB::Error: std::fmt::Display,
 {
+    budget.check_time()?;
+    // A struct log's memory and call inputs are kept within 256 MiB; past that the trace fails.
+    let limits = TraceLimits::default().set_max_recorded_bytes(Some(256 << 20)).set_behavior(TraceLimitBehavior::Halt);
+    let stopped = |e: ChainError| match budget.exceeded() {
+        Some(why) => TraceError::Limit(why),
+        None if e.to_string().contains("trace recorded byte limit exceeded") => TraceError::Limit("the trace recorded more than 256 MiB: trace fewer transactions or leave memory out".into()),
+        None => TraceError::Chain(e),
+    };
     let gas_limit = env.gas_limit;
     let sender = env.caller;
     macro_rules! build {
@@ -111,34 +216,34 @@ where
     }
     Ok(match tracer {
         Tracer::Noop => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector(RefusedAt(refused));
-            evm.inspect_tx_commit(env).map_err(|e| evm_error(e, sender))?;
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((RefusedAt(refused), BudgetGuard(budget)));
+            evm.inspect_tx_commit(env).map_err(|e| stopped(evm_error(e, sender)))?;
             NoopFrame::default().into()
         }
         Tracer::FourByte(inspector) => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, RefusedAt(refused)));
-            evm.inspect_tx_commit(env).map_err(|e| evm_error(e, sender))?;
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, (RefusedAt(refused), BudgetGuard(budget))));
+            evm.inspect_tx_commit(env).map_err(|e| stopped(evm_error(e, sender)))?;
             FourByteFrame::from(&evm.inspector.0).into()
         }
         Tracer::Default(inspector, config) => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, RefusedAt(refused)));
-            let result = evm.inspect_tx_commit(env).map_err(|e| evm_error(e, sender))?;
-            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), RefusedAt(&[])));
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector.with_limits(limits), (RefusedAt(refused), BudgetGuard(budget))));
+            let result = evm.inspect_tx_commit(env).map_err(|e| stopped(evm_error(e, sender)))?;
+            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard(budget))));
             let output = output_of(&result);
             let frame: DefaultFrame = inspector.with_transaction_gas_limit(gas_limit).into_geth_builder().geth_traces(result.tx_gas_used(), output, config);
             frame.into()
         }
         Tracer::Call(inspector, config) => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, RefusedAt(refused)));
-            let result = evm.inspect_tx_commit(env).map_err(|e| evm_error(e, sender))?;
-            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), RefusedAt(&[])));
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector.with_limits(limits), (RefusedAt(refused), BudgetGuard(budget))));
+            let result = evm.inspect_tx_commit(env).map_err(|e| stopped(evm_error(e, sender)))?;
+            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard(budget))));
             let frame: CallFrame = inspector.with_transaction_gas_limit(gas_limit).into_geth_builder().geth_call_traces(config, result.tx_gas_used());
             frame.into()
         }
         Tracer::PreState(inspector, config) => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, RefusedAt(refused)));
-            let outcome = evm.inspect_tx(env).map_err(|e| evm_error(e, sender))?;
-            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), RefusedAt(&[])));
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector.with_limits(limits), (RefusedAt(refused), BudgetGuard(budget))));
+            let outcome = evm.inspect_tx(env).map_err(|e| stopped(evm_error(e, sender)))?;
+            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard(budget))));
             drop(evm);
             let frame: PreStateFrame = inspector
                 .with_transaction_gas_limit(gas_limit)
@@ -191,6 +296,7 @@ fn system_trace(tx: &SignedTransaction, sender: Address, gas_used: u64, success:
 /// geth's traces of block `number`'s transactions (all, or the one at `only`), each with its hash.
 pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize>, opts: &GethDebugTracingOptions) -> Result<Vec<(B256, GethTrace)>, TraceError> {
     Tracer::new(opts)?;
+    let budget = TraceBudget::new(opts)?;
     if number == 0 {
         return Err(TraceError::NotFound("genesis is not traceable".into()));
     }
@@ -226,8 +332,9 @@ pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize
             continue;
         }
         let env = tx_env(&tx, *sender);
+        budget.check_time()?;
         if wanted {
-            out.push((tx.hash, traced(&mut db, block_env(&header), cfg_env(chain_id), env, &inputs.refused, Tracer::new(opts)?)?));
+            out.push((tx.hash, traced(&mut db, block_env(&header), cfg_env(chain_id), env, &inputs.refused, Tracer::new(opts)?, &budget)?));
         } else if inputs.refused.is_empty() {
             let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env(&header)).with_cfg(cfg_env(chain_id)).build_mainnet();
             evm.transact_commit(env).map_err(|e| evm_error(e, *sender))?;

@@ -985,6 +985,7 @@ fn trace_error(err: svc_evm::debug_trace::TraceError) -> napi::Error {
         TraceError::Options(text) => coded_error("TRACE_OPTIONS", text),
         TraceError::NotFound(text) => coded_error("TRACE_NOT_FOUND", text),
         TraceError::Unavailable(text) => coded_error("TRACE_UNAVAILABLE", text),
+        TraceError::Limit(text) => coded_error("TRACE_LIMIT", text),
         TraceError::Chain(e) => chain_error(e),
     }
 }
