@@ -93,7 +93,7 @@ try {
       const json = await chain.debugTraceBlock(made.number, null, JSON.stringify(options));
       times.push(performance.now() - started);
       bytes = json.length;
-      const parsed = JSON.parse(json) as unknown[];
+      const parsed = JSON.parse(json.toString('utf8')) as unknown[];
       if (parsed.length !== TRANSFERS) throw new Error(`${name}: ${parsed.length} traces`);
     }
     times.sort((a, b) => a - b);

@@ -17,6 +17,12 @@ export interface NodeConfig {
   rpcRateLimit: number;
   /** Exempt loopback clients from the rate limit (devnet default). */
   rateLimitExemptLoopback: boolean;
+  /** Gas cap of eth_call and its kin and of a whole eth_simulateV1; 0 = none (default params.rpc.gasCap). */
+  rpcGasCap?: number;
+  /** How long those may run, in ms; 0 = no limit (default params.rpc.evmTimeoutMs). */
+  rpcEvmTimeoutMs?: number;
+  /** Most bytes of one JSON-RPC reply; 0 = no limit (default params.rpc.maxResponseBytes). */
+  rpcMaxResponseBytes?: number;
   /** A request's headers and body must arrive within this many ms on every port (default params.http.readTimeoutMs). */
   httpReadTimeoutMs?: number;
   /** A connection whose client takes none of the data waiting for it for this many ms is closed (default params.http.writeTimeoutMs). */
@@ -39,6 +45,12 @@ export interface NodeConfig {
    * run CometBFT itself: one started separately with this --proxy_app connects to it.
    */
   abciAddr?: string;
+  /** --consensus cometbft: blocks between state sync snapshots (0: none; default 1000). */
+  snapshotInterval?: number;
+  /** State sync snapshots kept (default 2). */
+  snapshotKeep?: number;
+  /** Join an existing network by state sync when the node is empty: CometBFT RPCs and a trusted header (taken from the first RPC when absent). */
+  stateSync?: { rpcServers: string[]; trustHeight?: number; trustHash?: string };
   /** Genesis file (JSON, format in src/chain/genesis.ts); required on mainnet, replaces the built-in genesis elsewhere. */
   genesisFile?: string;
   /** Block coinbase of the solo driver (0x address) and the built-in testnet's genesis validator; devnet defaults to dev account 0, testnet and mainnet need it. */

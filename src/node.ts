@@ -1,5 +1,6 @@
 // A running node: chain database, pool, event bus, metrics, JSON-RPC server and the solo driver,
 // started in that order and stopped in reverse.
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { NodeConfig } from './config.js';
 import { core, type Chain, type GenesisSpec } from './native/index.js';
@@ -8,12 +9,14 @@ import { appGenesis, ChainApp } from './chain/app.js';
 import { secureDataDir } from './chain/data-dir.js';
 import { parseNetworkGenesis, resolveNetworkGenesis, type NetworkGenesis } from './chain/genesis.js';
 import { Mempool } from './chain/mempool.js';
-import { PoolJournal, replayIntoPool } from './chain/pool-journal.js';
+import { PoolJournal, registerJournalMetrics, replayIntoPool } from './chain/pool-journal.js';
 import type { NodeServices } from './services.js';
 import { resolveCoinbase } from './chain/coinbase.js';
 import { SoloDriver } from './consensus/solo.js';
 import { CometApplication } from './consensus/cometbft/application.js';
 import { CometbftDriver } from './consensus/cometbft/driver.js';
+import { SnapshotStore } from './consensus/cometbft/snapshots.js';
+import { configureStateSync } from './consensus/cometbft/state-sync.js';
 import { GossipPool } from './consensus/cometbft/gossip-pool.js';
 import { messageTx } from './consensus/cometbft/block-txs.js';
 import { CometNetworkView } from './consensus/cometbft/network-view.js';
@@ -102,7 +105,12 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
   secureDataDir(config.dataDir);
   // Heavy reads run on bounded native lanes; block production has a thread of its own.
   core.configureLanes(rpcParams.lanes);
-  const chain: Chain = core.Chain.open(config.dataDir, genesis, { rpcGasCap: rpcParams.gasCap, stateHistory: 0 });
+  const chain: Chain = core.Chain.open(config.dataDir, genesis, {
+    rpcGasCap: config.rpcGasCap ?? rpcParams.gasCap,
+    rpcEvmTimeoutMs: config.rpcEvmTimeoutMs ?? rpcParams.evmTimeoutMs,
+    maxResponseBytes: config.rpcMaxResponseBytes ?? rpcParams.maxResponseBytes,
+    stateHistory: 0,
+  });
   let journal: PoolJournal | undefined;
   try {
     const events = createNodeEvents();
@@ -147,8 +155,23 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     registerComputeMetrics(metrics.registry, app, compute);
     const production = new BlockProduction(config.blockTimeMs);
     registerProductionMetrics(metrics.registry, production);
+    registerJournalMetrics(metrics.registry, poolJournal);
     const application = comet
-      ? new CometApplication({ app, chain, mempool, events, metrics, log, production, chainId: comet.chainId })
+      ? new CometApplication({
+          app,
+          chain,
+          mempool,
+          events,
+          metrics,
+          log,
+          production,
+          chainId: comet.chainId,
+          snapshots: new SnapshotStore(
+            { dir: path.join(config.dataDir, 'snapshots'), interval: config.snapshotInterval ?? 1000, keep: config.snapshotKeep ?? 2 },
+            chain,
+            log.child({ module: 'snapshots' }),
+          ),
+        })
       : undefined;
     const cometDriver = application
       ? new CometbftDriver({ application, production, log, home: config.cometbftHome!, ...(config.abciAddr ? { abciAddr: config.abciAddr } : {}) })
@@ -173,8 +196,19 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
     }
     const network = cometDriver ? new CometNetworkView(chain, cometDriver.client, log.child({ module: 'network' })) : new SoloNetwork(chain);
     // On a CometBFT network a submitted transaction goes to the network's mempool (and CheckTx fills this pool).
-    const submitPool = cometDriver ? new GossipPool(mempool, cometDriver.client, log.child({ module: 'gossip' })) : mempool;
-    const bundler = new Bundler({ config, chain, mempool: submitPool, events, log, coinbase });
+    const gossip = cometDriver ? new GossipPool(mempool, cometDriver.client, log.child({ module: 'gossip' })) : undefined;
+    const submitPool = gossip ?? mempool;
+    // On a network user operations gossip too, and the proposer bundles them.
+    const bundler = new Bundler({
+      config,
+      chain,
+      mempool: submitPool,
+      events,
+      log,
+      coinbase,
+      ...(gossip ? { network: { gossip: (operation: Buffer) => gossip.gossipUserOperation(operation) } } : {}),
+    });
+    application?.useUserOperations(bundler);
     registerBundlerMetrics(metrics.registry, bundler);
     refuseOtherBridge(config, app.bridge.config);
     const bridgeKey = bridgeOperatorKey(config, coinbase);
@@ -203,6 +237,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       coinbase,
       startingBlock: head.number,
       production,
+      transactionJournal: poolJournal,
       network,
     };
     // Listeners started so far are closed again if a later one cannot start (a port in use).
@@ -239,6 +274,11 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
         ...(options.now ? { now: options.now } : {}),
       });
     try {
+      if (cometDriver && config.stateSync && chain.head().number === 0 && !config.abciAddr) {
+        // An empty node joins by state sync (CometBFT skips it once it has state).
+        const trusted = await configureStateSync(config.cometbftHome!, config.stateSync, config.snapshotInterval ?? 1000);
+        log.info({ rpc: config.stateSync.rpcServers, trustHeight: trusted.height, trustHash: trusted.hash }, 'joining by state sync');
+      }
       await driver.start();
       if (network instanceof CometNetworkView) network.start();
       bridge.start();
@@ -326,7 +366,7 @@ export function stopOnSignals(node: RunningNode, log: Logger): void {
 }
 
 /** The node's genesis from CometBFT's genesis.json (its app_state), checked as a genesis file is. */
-function cometAppGenesis(comet: CometGenesis, chainId: number): NetworkGenesis {
+export function cometAppGenesis(comet: CometGenesis, chainId: number): NetworkGenesis {
   const genesis = parseNetworkGenesis(comet.appState, chainId, `${comet.file} app_state`);
   // CometBFT's first block has the genesis time: it must come after the app's genesis block.
   if (comet.genesisTimeMs <= genesis.spec.timestamp * 1000) {

@@ -80,6 +80,8 @@ export const mempool = {
   journalCompactBlocks: 64,
   /** ...or at the next block once this much was appended since the last rewrite and more than that rewrite wrote. */
   journalCompactBytes: 16 * 1024 * 1024,
+  /** While appends fail, a rewrite is tried after a block at most this often, to see whether the disk takes writes again. */
+  journalProbeMs: 1_000,
 } as const;
 
 /**
@@ -142,8 +144,18 @@ export const rpc = {
   lanes: { exec: { threads: 0, maxWaiting: 128 }, logs: { threads: 0, maxWaiting: 32 } },
   /** Filters not polled for this long are removed (geth: 5 minutes). */
   filterTimeoutMs: 5 * 60 * 1000,
-  /** Gas cap for eth_call and eth_estimateGas (geth's RPCGasCap). */
+  /**
+   * Gas cap (geth's RPCGasCap, `--rpc-gas-cap`; 0 = none) of eth_call, eth_estimateGas, eth_createAccessList and
+   * debug_traceCall, and of a whole eth_simulateV1 (all its calls share it).
+   */
   gasCap: 50_000_000,
+  /** How long those may run before they are stopped with geth's "execution aborted (timeout = 5s)" (geth's RPCEVMTimeout, `--rpc-evm-timeout-ms`; 0 = none). */
+  evmTimeoutMs: 5_000,
+  /**
+   * Most bytes of one reply (`--rpc-max-response-bytes`): past it the request gets -32000 "response too large".
+   * Traces, simulations and logs are written natively as bytes and stop at it before more memory is spent.
+   */
+  maxResponseBytes: 100 * 1024 * 1024,
   /** eth_feeHistory: most blocks per request (geth: 1024) and most percentiles (geth: 100). */
   maxFeeHistoryBlocks: 1024,
   maxFeeHistoryPercentiles: 100,
@@ -279,9 +291,9 @@ export const staking = {
   commissionChangeIntervalSeconds: 86_400,
   /** Blocks per epoch: the active set and voting power change only at epoch ends; short on devnet. */
   epochLengthBlocks: 10,
-  /** Blocks over which liveness is judged (Cosmos: 10000; scaled down for a devnet). */
+  /** Blocks over which liveness is judged (Cosmos: 10000; scaled down for a devnet). A chain parameter: the genesis may set it, governance may change it. */
   signedBlocksWindow: 100,
-  /** Share of the window a validator must sign to avoid a downtime penalty (Cosmos: 50%). */
+  /** Share of the window a validator must sign to avoid a downtime penalty (Cosmos: 50%); missing more than window minus that is downtime. Genesis and governance, like the window. */
   minSignedPerWindowBps: 5_000,
   /** Jail time for downtime (Cosmos: 600 s; devnet: 60 s). */
   downtimeJailSeconds: 60,
@@ -471,6 +483,14 @@ export const explorer = {
   anonymous: { limit: 100, windowMs: 60_000 },
   /** /auth/* endpoints: 10 requests per minute per IP (spec), against password guessing. */
   authPerIp: { limit: 10, windowMs: 60_000 },
+  /**
+   * Failed sign-ins per account, whatever address they come from: after `failures` within `windowMs`
+   * the account's logins (right password or not) are refused with 429 for `lockoutMs`, twice as long
+   * after each further failure up to `maxLockoutMs`; a successful sign-in forgets them. The account's
+   * attempts are checked one at a time, at most `maxWaiting` queued (then 503). `maxTracked` accounts
+   * are remembered, least recently failed forgotten first.
+   */
+  authPerAccount: { failures: 5, windowMs: 15 * 60_000, lockoutMs: 60_000, maxLockoutMs: 15 * 60_000, maxWaiting: 64, maxTracked: 100_000 },
   /** API key tiers (spec): requests per second and per UTC day (null: unlimited). */
   tiers: {
     Free: { perSecond: 5, daily: 10_000 },
@@ -735,6 +755,10 @@ export const governable: readonly GovernableParam[] = [
   p('compute', 'minerJailSeconds', 0n, 365n * DAY, 'seconds'),
   p('staking', 'downtimeSlashBps', 0n, BPS_MAX, 'bps'),
   p('staking', 'downtimeJailSeconds', 0n, 365n * DAY, 'seconds'),
+  // The downtime window and the share of it a validator must sign (a window's bitmap is stored with
+  // each validator and rewritten each block: at most Cosmos' default of 10,000 blocks).
+  p('staking', 'signedBlocksWindow', 10n, 10_000n, 'blocks'),
+  p('staking', 'minSignedPerWindowBps', 0n, BPS_MAX, 'bps'),
   // Miners' shares: of block rewards, and of public task fees.
   p('staking', 'inferenceMinersShareBps', 0n, BPS_MAX, 'bps'),
   p('staking', 'inferenceMinersShareBaseMiners', 0n, 1_000_000n, 'count'),

@@ -9,6 +9,7 @@ import type { NodeCompute } from './compute/index.js';
 import type { ChainApp } from './chain/app.js';
 import type { NodeEvents } from './chain/events.js';
 import type { Mempool } from './chain/pool.js';
+import type { JournalHealthSource } from './chain/pool-journal.js';
 import type { BlockProduction } from './consensus/production.js';
 import type { NetworkView } from './consensus/network.js';
 import type { Bundler } from './aa/bundler.js';
@@ -32,6 +33,8 @@ export interface NodeServices {
   startingBlock: number;
   /** Block production's health: state, reason and head age (health checks, node info, metrics). */
   production: BlockProduction;
+  /** Whether submitted transactions can be journaled now (health checks, node info, metrics). */
+  transactionJournal: JournalHealthSource;
   /** The ERC-4337 bundler: user-operation pool, validation and the node's handleOps bundles. */
   bundler: Bundler;
   /** The bridge: this validator's watcher of the external chain, attestations, signatures and relays. */

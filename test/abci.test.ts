@@ -8,7 +8,7 @@ import { sizeDelimitedDecodeStream, sizeDelimitedEncode } from '@bufbuild/protob
 import pino from 'pino';
 import { startAbciServer, type AbciHandler, type AbciResponseValue } from '../src/consensus/cometbft/abci-server.js';
 import { RequestSchema, ResponseSchema, type Request, type Response } from '../src/consensus/cometbft/proto/tendermint/abci/types_pb.js';
-import { BlockTxError, classifyTx, extraDataTx, messageTx, splitBlockTxs } from '../src/consensus/cometbft/block-txs.js';
+import { BlockTxError, classifyTx, extraDataTx, messageTx, splitBlockTxs, userOperationTx } from '../src/consensus/cometbft/block-txs.js';
 import { setToml } from '../src/consensus/cometbft/testnet.js';
 import { tomlValue } from '../src/consensus/cometbft/home.js';
 
@@ -100,6 +100,11 @@ describe('block transactions', () => {
     assert.deepEqual(parts, { extraData: Buffer.from('x'), messages: [Buffer.from('m1'), Buffer.from('m2')], evm: [typed, legacy] });
     assert.throws(() => splitBlockTxs([typed, extraDataTx(Buffer.from('x'))]), /extra data must come first/);
     assert.throws(() => splitBlockTxs([typed, messageTx(Buffer.from('m'))]), /system message after an EVM transaction/);
+  });
+
+  it('tells a gossiped user operation apart and refuses it in a block (it lands inside a handleOps bundle)', () => {
+    assert.deepEqual(classifyTx(userOperationTx(Buffer.from('{"op":{}}'))), { kind: 'userOperation', operation: Buffer.from('{"op":{}}') });
+    assert.throws(() => splitBlockTxs([typed, userOperationTx(Buffer.from('{}'))]), /transaction 1: a user operation travels the mempool only/);
   });
 });
 

@@ -129,6 +129,8 @@ describe('svc-node start: bad flags and environment exit 2 with a clear message'
     ['a pre-check rate above 1', ['--proof-precheck-rate', '1.5'], {}, /option '--proof-precheck-rate <rate>' argument '1\.5' is invalid\. expected a fraction from 0 to 1/],
     ['a pre-check rate from the environment that is not a number', [], { SVC_PROOF_PRECHECK_RATE: 'often' }, /SVC_PROOF_PRECHECK_RATE/],
     ['an unknown consensus engine', ['--consensus', 'pbft'], {}, /argument 'pbft' is invalid\. Allowed choices are solo, cometbft/],
+    ['a gas cap that is not a number', ['--rpc-gas-cap', 'lots'], {}, /option '--rpc-gas-cap <gas>' argument 'lots' is invalid/],
+    ['an EVM timeout from the environment that is not a number', [], { SVC_RPC_EVM_TIMEOUT_MS: '5s' }, /SVC_RPC_EVM_TIMEOUT_MS/],
     ['CometBFT flags on a solo node', ['--abci-addr', 'tcp://127.0.0.1:26658'], {}, /--cometbft-home and --abci-addr are for --consensus cometbft/],
     ['a malformed ABCI address', ['--consensus', 'cometbft', '--abci-addr', 'localhost'], {}, /--abci-addr must be tcp:\/\/host:port or unix:\/\/path/],
     ['a CometBFT home without a genesis', ['--consensus', 'cometbft', '--cometbft-home', 'no-such-home'], {}, /CometBFT genesis .*no-such-home\/config\/genesis\.json: missing \(svc-node testnet init writes one\)/],

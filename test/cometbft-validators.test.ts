@@ -2,7 +2,8 @@
 // consensus key joins CometBFT's set at the next epoch and signs blocks, and leaves it after it
 // undelegates; a validator left stopped is jailed for downtime; a consensus key run on two nodes
 // at once produces duplicate-vote evidence and its validator is slashed and banned. Every outcome
-// is read through svc_getValidator on every node.
+// is read through svc_getValidator on every node; a jailed or banned validator is out of CometBFT's
+// own set (its /validators) within 2 blocks of the block that jailed it, and the rest go on.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -24,6 +25,8 @@ const STAKING = parseAbi([
 
 interface ValidatorAnswer {
   status: string;
+  uptime: number;
+  blocksMissed: string;
   jailedUntil: string;
   totalStake: string;
   blocksProduced: string;
@@ -33,6 +36,7 @@ interface ValidatorAnswer {
 let net: LocalNetwork;
 const extra: NodeProcess[] = [];
 const urls = (): string[] => net.nodes.map((n) => n.url);
+const cometRpcOf = (i: number): string => `http://127.0.0.1:${net.manifest.nodes[i]!.cometRpcPort}`;
 
 before(async () => {
   net = await startLocalNetwork({ validators: 4, blockTimeMs: 100, basePort: basePortFor(3) });
@@ -83,10 +87,37 @@ async function send(from: number, data: `0x${string}`, value: bigint): Promise<v
   assert.equal(receipt.status, '0x1');
 }
 
-/** Consensus addresses (upper-case hex) of CometBFT's current validator set, as a node's CometBFT reports it. */
-async function cometValidators(cometRpc: string): Promise<string[]> {
-  const res = (await (await fetch(`${cometRpc}/validators?per_page=100`)).json()) as { result: { validators: { pub_key: { value: string } }[] } };
+/** Consensus public keys (hex) of CometBFT's validator set at `height` (the latest by default), as a node's CometBFT reports it. */
+async function cometValidators(cometRpc: string, height?: number): Promise<string[]> {
+  const res = (await (await fetch(`${cometRpc}/validators?per_page=100${height === undefined ? '' : `&height=${height}`}`)).json()) as {
+    result: { validators: { pub_key: { value: string } }[] };
+  };
   return res.result.validators.map((v) => Buffer.from(v.pub_key.value, 'base64').toString('hex'));
+}
+
+/** The block that jailed `operator`: its last slash's height (downtime and double signing slash and jail in one step), from the explorer. */
+async function jailHeight(explorerUrl: string, operator: string): Promise<number> {
+  const res = await fetch(`${explorerUrl}/api/v1/network/validators/${operator}`);
+  assert.equal(res.status, 200);
+  const v = ((await res.json()) as { data: { status: string; slashes: { height: number }[] } }).data;
+  assert.equal(v.status, 'jailed');
+  assert.ok(v.slashes.length > 0, `a slash of ${operator}`);
+  return v.slashes.at(-1)!.height;
+}
+
+/**
+ * CometBFT's own set leaves the validator within 2 blocks of the block that jailed it (the block's
+ * validator updates take effect from the block after next), and the validators left keep making blocks.
+ */
+async function assertLeftCometSet(node: NodeProcess, cometRpc: string, operator: string, consensusKey: string, running: string[]): Promise<void> {
+  const nodeUrl = node.url;
+  const jailed = await jailHeight(node.explorerUrl, operator);
+  await waitForHeight([nodeUrl], jailed + 2, 30_000);
+  assert.ok((await cometValidators(cometRpc, jailed)).includes(consensusKey.slice(2)), `in CometBFT's set at the jail's block ${jailed}`);
+  assert.ok(!(await cometValidators(cometRpc, jailed + 2)).includes(consensusKey.slice(2)), `out of CometBFT's set at block ${jailed + 2}`);
+  assert.ok(!(await cometValidators(cometRpc)).includes(consensusKey.slice(2)), 'out of CometBFT\'s latest set');
+  const head = await blockNumber(nodeUrl);
+  await waitForHeight(running, head + 5, 30_000);
 }
 
 describe('validator-set changes on a CometBFT network', () => {
@@ -114,6 +145,9 @@ describe('validator-set changes on a CometBFT network', () => {
     const jailed = await waitOnEvery(running, operator, 'validator 2 jailed', (v) => v.status === 'jailed', 180_000);
     for (const v of jailed) assert.deepEqual(v, jailed[0]);
     assert.ok(BigInt(jailed[0]!.jailedUntil) < BigInt(Number.MAX_SAFE_INTEGER), 'downtime jail ends');
+    // Its uptime shows the blocks it missed (the jail does not clear them).
+    assert.ok(Number(jailed[0]!.uptime) < 50, `uptime ${jailed[0]!.uptime} beside ${jailed[0]!.blocksMissed} blocks missed`);
+    await assertLeftCometSet(net.nodes[0]!, cometRpcOf(0), operator, net.manifest.nodes[2]!.consensusKey, running);
   });
 
   it('slashes and bans a validator whose consensus key signs on two nodes at once, on every node', async () => {
@@ -126,6 +160,7 @@ describe('validator-set changes on a CometBFT network', () => {
     for (const v of banned) assert.deepEqual(v, banned[0]);
     // 5% of its stake burned (its delegators pro rata: it has only its own).
     assert.ok(BigInt(banned[0]!.totalStake) <= (before * 95n) / 100n, `stake ${banned[0]!.totalStake} of ${before}`);
+    await assertLeftCometSet(net.nodes[0]!, cometRpcOf(0), operator, net.manifest.nodes[3]!.consensusKey, [urls()[0]!, urls()[1]!]);
     await node.stop();
     assert.ok((await blockNumber(urls()[0]!)) > 0);
   });

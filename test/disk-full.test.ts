@@ -3,15 +3,14 @@
 // svc_getNodeInfo and /metrics give the reason, the stall is logged once, and when space returns
 // production resumes by itself (same process) with no block lost.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmdirSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import type { Hex } from 'viem';
 import { dumpLogsOnFailure } from './support/diagnostics.js';
 import { rpc, waitFor } from './support/json-rpc.js';
 import { NodeProcess } from './support/node-process.js';
+import { fill, MIB, mountTmpfs, unmountTmpfs } from './support/tmpfs.js';
 
 const BLOCK_TIME_MS = 1000;
 /**
@@ -22,7 +21,6 @@ const BLOCK_TIME_MS = 1000;
  */
 const TMPFS_MIB = 128;
 const BALLAST_MIB = 72;
-const MIB = 1024 * 1024;
 const STALL_LINE = 'block production stalled; retrying with backoff';
 const RESUMED_LINE = 'block production resumed';
 
@@ -42,45 +40,6 @@ interface LogLine {
   msg: string;
   attempts?: number;
   stalledMs?: number;
-}
-
-/** Mounts a tmpfs of `sizeMiB` on a fresh directory; the reason when this machine does not allow it. */
-function mountTmpfs(sizeMiB: number): { dir: string } | { skip: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'svc-disk-full-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m`, 'tmpfs', dir], { stdio: 'pipe' });
-    return { dir };
-  } catch (err) {
-    rmdirSync(dir);
-    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n')[0];
-    const why = `mounting a tmpfs is not permitted here (${stderr || (err as Error).message.split('\n')[0]})`;
-    // CI must run it: a runner that cannot mount is a broken runner, not a pass.
-    if (process.env['CI'] === 'true') throw new Error(`the full-disk test needs root to mount a tmpfs: ${why}`);
-    return { skip: why };
-  }
-}
-
-/** Writes `path` in 1 MiB chunks (then 4 KiB ones) until the disk is full, or `limitBytes` when given. */
-function fill(file: string, limitBytes = Infinity): number {
-  const fd = openSync(file, 'a');
-  let written = 0;
-  try {
-    for (const size of [MIB, 4096]) {
-      const chunk = Buffer.alloc(size, 0x5a);
-      while (written + size <= limitBytes) {
-        try {
-          writeSync(fd, chunk);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-          break;
-        }
-        written += size;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return written;
 }
 
 const mount = mountTmpfs(TMPFS_MIB);
@@ -114,9 +73,7 @@ describe('a full disk stops block production; health says so; production resumes
 
   after(async () => {
     await node?.dispose();
-    if (dir === '') return;
-    execFileSync('umount', [dir]);
-    rmdirSync(dir);
+    if (dir !== '') unmountTmpfs(dir);
   });
 
   it('produces blocks on the tmpfs, then stalls once the disk is full', async () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -61,7 +62,7 @@ interface Call {
 
 async function api(method: string, route: string, call: Call = {}, at = base): Promise<Reply> {
   const headers: Record<string, string> = { ...call.headers };
-  if (call.body !== undefined || call.raw !== undefined) headers['content-type'] = 'application/json';
+  if (call.body !== undefined || call.raw !== undefined) headers['content-type'] ??= 'application/json';
   if (call.token) headers['authorization'] = `Bearer ${call.token}`;
   if (call.key) headers['x-api-key'] = call.key;
   if (call.cookie) headers['cookie'] = call.cookie;
@@ -211,7 +212,7 @@ describe('POST /auth/login signs in', () => {
   it('rejects bad input with 400', async () => {
     assertFails(await api('POST', '/auth/login', { body: {} }), 400, /body\.email is required/);
     assertFails(await api('POST', '/auth/login', { body: { email: 'a@b.co', password: 7 } }), 400, /body\.password must be a string, got number/);
-    assertFails(await api('POST', '/auth/login', {}), 400, /body\.email is required/);
+    assertFails(await api('POST', '/auth/login', { raw: '' }), 400, /body\.email is required/);
   });
 });
 
@@ -345,7 +346,7 @@ describe('POST /auth/logout ends the sign-in', () => {
     const s = await signUp();
     const refreshed = await api('POST', '/auth/refresh', { cookie: s.cookie });
     const current = refreshCookie(refreshed);
-    const r = await api('POST', '/auth/logout', { cookie: current });
+    const r = await api('POST', '/auth/logout', { cookie: current, body: {} });
     assert.equal(r.status, 200);
     assert.deepEqual(r.json, { ok: true, data: { loggedOut: true } });
     const cleared = r.cookies.find((c) => c.startsWith('svc_refresh='))!;
@@ -356,9 +357,54 @@ describe('POST /auth/logout ends the sign-in', () => {
   });
 
   it('without a cookie it still answers and clears', async () => {
-    const r = await api('POST', '/auth/logout');
+    const r = await api('POST', '/auth/logout', { raw: '' });
     assert.equal(r.status, 200);
     assert.ok(r.cookies.some((c) => c.startsWith('svc_refresh=;')));
+  });
+});
+
+describe('register, login and logout take JSON only (no cross-site form or text/plain post)', () => {
+  const form = (body: Record<string, string>) => new URLSearchParams(body).toString();
+
+  it('a form-encoded or text/plain login is 415 and signs no one in, even with the right password', async () => {
+    const s = await signUp();
+    for (const [type, raw] of [
+      ['application/x-www-form-urlencoded', form({ email: s.email, password: PASSWORD })],
+      ['text/plain', JSON.stringify({ email: s.email, password: PASSWORD })],
+      ['multipart/form-data; boundary=x', `--x\r\nContent-Disposition: form-data; name="email"\r\n\r\n${s.email}\r\n--x--\r\n`],
+    ] as const) {
+      const r = await api('POST', '/auth/login', { raw, headers: { 'content-type': type } });
+      assertFails(r, 415, /^Content-Type must be application\/json \(got "[^"]+"\): this route takes JSON bodies only$/);
+      assert.deepEqual(r.cookies, [], `${type}: no refresh cookie`);
+      assert.equal(r.json.data, undefined, `${type}: no access token`);
+    }
+    const none = await fetch(`${base}/auth/login`, { method: 'POST', body: form({ email: s.email, password: PASSWORD }), headers: { 'content-type': '' } });
+    assert.equal(none.status, 415);
+    // The JSON login still works: the refusals counted as no failure of the account.
+    assert.equal((await api('POST', '/auth/login', { body: { email: s.email, password: PASSWORD } })).status, 200);
+  });
+
+  it('a form-encoded register is 415 and creates no account', async () => {
+    const email = uniqueEmail();
+    const r = await api('POST', '/auth/register', { raw: form({ email, password: PASSWORD }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assertFails(r, 415, /Content-Type must be application\/json/);
+    assertFails(await api('POST', '/auth/login', { body: { email, password: PASSWORD } }), 401, /email or password is incorrect/);
+  });
+
+  it('a text/plain or form-encoded logout is 415 and the sign-in stays valid', async () => {
+    const s = await signUp();
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const r = await api('POST', '/auth/logout', { cookie: s.cookie, raw: '{}', headers: { 'content-type': type } });
+      assertFails(r, 415, /Content-Type must be application\/json/);
+      assert.deepEqual(r.cookies, [], `${type}: the cookie is not cleared`);
+    }
+    const bare = await api('POST', '/auth/logout', { cookie: s.cookie });
+    assertFails(bare, 415, /got none/);
+    const refreshed = await api('POST', '/auth/refresh', { cookie: s.cookie });
+    assert.equal(refreshed.status, 200, 'the sign-in was not revoked');
+    const out = await api('POST', '/auth/logout', { cookie: refreshCookie(refreshed), body: {} });
+    assert.equal(out.status, 200);
+    assertFails(await api('POST', '/auth/logout', { body: { extra: 1 } }), 400, /body\.extra is not allowed/);
   });
 });
 
@@ -719,19 +765,107 @@ describe('explorer rate limits', () => {
 
   it('/auth/* allows 10 requests per minute per IP; the 11th is 429', async () => {
     const start = clock;
-    const body = { email: uniqueEmail(), password: 'not the password' };
+    // A new email each time, so that only the per-IP limit binds (not the per-account one).
+    const body = () => ({ email: uniqueEmail(), password: 'not the password' });
     for (let i = 0; i < 10; i++) {
-      const r = await api('POST', '/auth/login', { body });
+      const r = await api('POST', '/auth/login', { body: body() });
       assert.equal(r.status, 401);
       assert.equal(r.headers.get('x-ratelimit-limit'), '10');
       assert.equal(r.headers.get('x-ratelimit-remaining'), String(9 - i));
     }
-    const refused = await api('POST', '/auth/login', { body });
+    const refused = await api('POST', '/auth/login', { body: body() });
     assertFails(refused, 429, /\/auth endpoints allow 10 requests per 60 s per IP/);
     assert.deepEqual(headersOf(refused), { limit: '10', remaining: '0', reset: String(Math.ceil((start + 60_000) / 1000)), retryAfter: '60' });
     assert.equal((await api('GET', '/auth/me')).status, 429, 'every /auth/ path shares the limit');
     clock += 60_000;
-    assert.equal((await api('POST', '/auth/login', { body })).status, 401, 'a minute later logins are answered again');
+    assert.equal((await api('POST', '/auth/login', { body: body() })).status, 401, 'a minute later logins are answered again');
+  });
+});
+
+describe('failed sign-ins are limited per account too, from any address', () => {
+  const { failures, lockoutMs, maxLockoutMs, windowMs } = params.authPerAccount;
+
+  /** A login from `localAddress` (127.0.0.2 and up are loopback too, and each is its own client). */
+  function loginFrom(localAddress: string, email: string, password: string): Promise<Reply> {
+    const payload = JSON.stringify({ email, password });
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        `${base}/auth/login`,
+        { method: 'POST', localAddress, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => {
+            const headers = new Headers();
+            for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+            resolve({ status: res.statusCode ?? 0, headers, json: JSON.parse(text), cookies: res.headers['set-cookie'] ?? [] });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  const addresses = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 2}`);
+
+  it(`ten addresses guessing one account: ${failures} guesses are checked, then 429 for everyone, right password or not; other accounts sign in`, async () => {
+    const victim = await signUp();
+    const other = await signUp();
+    // Two wrong guesses from each of ten addresses, all at once: within every per-IP limit.
+    const guesses = await Promise.all(addresses.flatMap((a) => [loginFrom(a, victim.email, 'wrong password 1'), loginFrom(a, victim.email, 'wrong password 2')]));
+    const statuses = guesses.map((g) => g.status);
+    assert.equal(statuses.filter((s) => s === 401).length, failures, `statuses: ${statuses.join(',')}`);
+    assert.equal(statuses.filter((s) => s === 429).length, guesses.length - failures, `statuses: ${statuses.join(',')}`);
+    for (const g of guesses.filter((x) => x.status === 429)) {
+      assert.match(g.json.error, new RegExp(`^too many failed sign-ins for this account; retry in ${lockoutMs / 1000} s$`));
+      assert.equal(g.headers.get('retry-after'), String(lockoutMs / 1000));
+      assert.deepEqual(g.cookies, []);
+    }
+    // The owner, with the right password, from an address that made no guess: refused too.
+    const owner = await loginFrom('127.0.0.12', victim.email.toUpperCase(), PASSWORD);
+    assertFails(owner, 429, /too many failed sign-ins for this account/);
+    assert.deepEqual(owner.cookies, [], 'no session while locked');
+    // Another account is not affected, from the guessing addresses themselves.
+    const elsewhere = await loginFrom(addresses[0]!, other.email, PASSWORD);
+    assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.json));
+
+    // After the lockout one guess is checked again; failing, it locks twice as long.
+    clock += lockoutMs;
+    assertFails(await loginFrom(addresses[1]!, victim.email, 'wrong password 3'), 401, /email or password is incorrect/);
+    const doubled = await loginFrom(addresses[2]!, victim.email, PASSWORD);
+    assertFails(doubled, 429, new RegExp(`retry in ${(2 * lockoutMs) / 1000} s`));
+    assert.equal(doubled.headers.get('retry-after'), String((2 * lockoutMs) / 1000));
+    clock += 2 * lockoutMs - 1_000;
+    assert.equal((await loginFrom(addresses[3]!, victim.email, PASSWORD)).headers.get('retry-after'), '1', 'still locked a second before the end');
+
+    // Once it ends, the right password signs in, and that forgets the failures.
+    clock += 1_000;
+    const back = await loginFrom(addresses[4]!, victim.email, PASSWORD);
+    assert.equal(back.status, 200, JSON.stringify(back.json));
+    for (let i = 0; i < failures - 1; i++) assertFails(await loginFrom(addresses[5 + i]!, victim.email, 'wrong again'), 401, /incorrect/);
+    assert.equal((await loginFrom('127.0.0.12', victim.email, PASSWORD)).status, 200, `${failures - 1} failures do not lock`);
+  });
+
+  it(`the lockout doubles up to ${maxLockoutMs / 60_000} minutes; a quiet window forgets the failures`, async () => {
+    const s = await signUp();
+    let expected: number = lockoutMs;
+    for (let i = 0; i < failures; i++) await loginFrom(addresses[i % addresses.length]!, s.email, 'wrong');
+    for (let round = 0; round < 6; round++) {
+      const refused = await loginFrom('127.0.0.12', s.email, PASSWORD);
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers.get('retry-after'), String(expected / 1000), `round ${round}`);
+      clock += expected;
+      // The per-IP window of the guessing address has long passed.
+      assertFails(await loginFrom(addresses[round]!, s.email, 'wrong'), 401, /incorrect/);
+      expected = Math.min(maxLockoutMs, expected * 2);
+    }
+    assert.equal(expected, maxLockoutMs);
+    // A quiet window after the last lockout ends: a new failure is only the first of a new count.
+    clock += maxLockoutMs + windowMs;
+    assertFails(await loginFrom(addresses[0]!, s.email, 'wrong'), 401, /incorrect/);
+    assert.equal((await loginFrom('127.0.0.12', s.email, PASSWORD)).status, 200);
   });
 });
 

@@ -327,10 +327,14 @@ describe('explorer contracts', { timeout: 120_000 }, () => {
         [{ method: 'balanceOf', args: [] }, /takes 1 arguments, got 0/],
         [{ method: 'balanceOf', args: ['0x12'] }, /arguments of balanceOf\(address\)/],
         [{ method: 'allowance', args: [deployer.address, 7.5] }, /arguments of allowance/],
+        // A 1 MB argument: refused with a short message that does not repeat it.
+        [{ method: 'balanceOf', args: [`0x${'f'.repeat(1_000_000)}`] }, /arguments of balanceOf\(address\)/],
+        [{ method: `x${'y'.repeat(1_000)}` }, /has no function xy{15}… \(1001 characters\)/],
       ] as const) {
         const r = await read(body);
-        assert.equal(r.status, 400, JSON.stringify(body));
+        assert.equal(r.status, 400, JSON.stringify(body).slice(0, 200));
         assert.match(r.body.error, pattern);
+        assert.ok(r.body.error.length < 300, `a ${r.body.error.length}-character message`);
       }
       assert.equal((await read({ method: 'totalSupply', extra: 1 })).status, 400, 'unknown members are refused');
       assert.equal((await postJson(`/api/v1/contracts/${at.tokenC}/read`, { method: 'totalSupply' })).status, 404, 'an unverified contract has no ABI to read with');

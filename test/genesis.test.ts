@@ -323,6 +323,18 @@ describe('mainnet genesis', () => {
     assert.equal(own[0]!.initCode, undefined);
   });
 
+  it('takes an alloc entry\'s creation code ("initCode", run at genesis) and refuses it beside "code"', () => {
+    const address = '0x1111111111111111111111111111111111111111';
+    const g = parseGenesisJson({ chainId: 9001, timestamp: 1, alloc: { [address]: { balance: '0', initCode: '0x60006000f3' } } }, 9001, 'inline');
+    const entry = g.alloc.find((a) => a.address.equals(Buffer.from(address.slice(2), 'hex')))!;
+    assert.equal(entry.initCode!.toString('hex'), '60006000f3');
+    assert.equal(entry.code, undefined);
+    assert.throws(
+      () => parseGenesisJson({ chainId: 9001, timestamp: 1, alloc: { [address]: { code: '0x00', initCode: '0x00' } } }, 9001, 'inline'),
+      (err: unknown) => err instanceof GenesisFileError && err.message.includes('give "code" or "initCode", not both'),
+    );
+  });
+
   it('registers the file\'s validators and mints their self stakes to the staking module', () => {
     const operator = '0x3333333333333333333333333333333333333333';
     const { spec, validators } = parseNetworkGenesis(
@@ -461,5 +473,46 @@ describe('a genesis file\'s bridge', () => {
     assert.throws(() => parse({ chainId: 1.5, contract }), /bridge.chainId must be a whole number/);
     assert.throws(() => parse({ chainId: 1, contract, relayer: 'x' }), /bridge: unknown field "relayer"/);
     assert.throws(() => parse('yes'), /"bridge" must be an object/);
+  });
+});
+
+describe('a genesis file\'s staking rules: the downtime window and threshold', () => {
+  const validator = { operator: '0x3333333333333333333333333333333333333333', moniker: 'v', selfStake: '1000000000000000000000', commissionBps: 0, maxCommissionBps: 0, maxChangeBpsPerDay: 0 };
+  const parse = (staking: unknown, chainId = 9001) =>
+    parseNetworkGenesis({ chainId, timestamp: 1, alloc: {}, validators: [validator], ...(staking === undefined ? {} : { staking }) }, chainId, 'inline');
+
+  it('reads them, within the ranges governance may set them to', () => {
+    assert.deepEqual(parse({ signedBlocksWindow: 20, minSignedPerWindowBps: 9_000 }).staking, { signedBlocksWindow: 20, minSignedPerWindowBps: 9_000 });
+    assert.equal(parse(undefined).staking, undefined);
+    assert.throws(() => parse({ signedBlocksWindow: 5 }), /staking.signedBlocksWindow must be a whole number in \[10, 10000\]/);
+    assert.throws(() => parse({ minSignedPerWindowBps: 10_001 }), /staking.minSignedPerWindowBps must be a whole number in \[0, 10000\]/);
+    assert.throws(() => parse({ signedBlocksWindow: '20' }), /staking.signedBlocksWindow/);
+    assert.throws(() => parse({ epochLengthBlocks: 5 }), /staking: unknown field "epochLengthBlocks"/);
+    assert.throws(() => parse([]), /"staking" must be an object/);
+  });
+
+  it('are the rules the chain runs by on every node that opens the genesis, over the node\'s own', async () => {
+    const [{ core }, { ChainApp, appGenesis }, { Mempool }, { createNodeEvents }, { pino }, { staking: stakingParams }] = await Promise.all([
+      import('../src/native/index.js'),
+      import('../src/chain/app.js'),
+      import('../src/chain/mempool.js'),
+      import('../src/chain/events.js'),
+      import('pino'),
+      import('../src/params.js'),
+    ]);
+    const g = parse({ signedBlocksWindow: 20, minSignedPerWindowBps: 9_000 }, CHAIN_ID.devnet);
+    const dir = tempDir('svc-genesis-staking-');
+    const chain = core.Chain.open(dir, g.spec, { rpcGasCap: 50_000_000, stateHistory: 0 });
+    try {
+      const mempool = new Mempool({ chain, chainId: CHAIN_ID.devnet, events: createNodeEvents() });
+      const app = new ChainApp(chain, mempool, stakingParams, appGenesis(g), pino({ level: 'silent' }));
+      assert.equal(app.live.staking.signedBlocksWindow, 20);
+      assert.equal(app.live.staking.minSignedPerWindowBps, 9_000);
+      assert.equal(app.live.value('staking.signedBlocksWindow'), 20n, 'governance starts from the genesis value');
+      assert.equal(stakingParams.signedBlocksWindow, 100, 'the node\'s defaults are untouched');
+    } finally {
+      chain.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -319,6 +319,31 @@ describe('governance through wallets', () => {
     assert.equal(Number(epoch.result.startBlock), anchor + (n - applies) * 6, 'epochs of 6 blocks from the anchor');
   });
 
+  it('a change of the downtime window and threshold applies from the next epoch, and the ledger judges by it', async () => {
+    // Validator B never signs a solo block: with the devnet's threshold 0 it is never down.
+    assert.equal(node.app.staking.state.validator(validatorB.address.toLowerCase() as Hex)!.status, 'active');
+    const id = submittedId(await gov(proposer, 'submitParameterChange', ['Stricter liveness', '', ['staking.signedBlocksWindow', 'staking.minSignedPerWindowBps'], [20n, 9_000n]], 10n * ETHER));
+    await gov(validatorA, 'vote', [id, 1]);
+    await gov(validatorB, 'vote', [id, 1]);
+    assert.equal(await untilStatus(id, (s) => s !== 'voting-period'), 'passed');
+    const applies = node.app.governance.proposal(Number(id))!.execution!.appliesAtEpoch!;
+    const anchor = epochStartHeight(applies, node.app.live.staking);
+    await untilHeight(BigInt(anchor));
+    await node.app.settled();
+    assert.equal(node.app.live.staking.signedBlocksWindow, 20);
+    assert.equal(node.app.live.staking.minSignedPerWindowBps, 9_000);
+    // A fresh window of 20 blocks from the change, at most 2 of them missed: B is jailed once 20 are counted.
+    await untilHeight(BigInt(anchor + 20));
+    await node.app.settled();
+    const b = await fetch(node.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'svc_getValidator', params: [validatorB.address] }),
+    }).then((r) => r.json() as Promise<{ result: { status: string; uptime: number; slashes?: unknown[] } }>);
+    assert.equal(b.result.status, 'jailed', 'jailed for downtime under the new rules');
+    assert.equal(b.result.uptime, 0, 'its uptime shows the missed blocks after the jail');
+  });
+
   it('a replay of the blocks into an empty data dir reaches the same state root at every height', async () => {
     const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
     const roots: Hex[] = [];

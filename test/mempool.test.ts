@@ -14,6 +14,7 @@ import { devAccounts, devGenesis, devGenesisValidators } from '../src/chain/gene
 import { createNodeEvents, type NodeEvents } from '../src/chain/events.js';
 import { Mempool, type MempoolLimits } from '../src/chain/mempool.js';
 import { TxPoolError } from '../src/chain/pool.js';
+import { PoolJournalError } from '../src/chain/pool-journal.js';
 import { DriverStoppedError, SoloDriver } from '../src/consensus/solo.js';
 import { createMetrics } from '../src/metrics.js';
 import { chain as chainParams, mempool as poolParams, rpc as rpcParams, staking as stakingParams } from '../src/params.js';
@@ -602,5 +603,159 @@ describe('txpool_*: what the pool holds, as geth shows it', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+/**
+ * A journal whose writes the test answers one by one (the pool's side of the contract: append
+ * resolves once the record is on disk, or rejects with PoolJournalError, as PoolJournal does on a
+ * full disk; test/journal-full.test.ts shows the same with a real full disk).
+ */
+class ScriptedJournal {
+  readonly writes: { raw: Buffer; resolve(): void; reject(err: Error): void }[] = [];
+
+  append(raw: Buffer): Promise<void> {
+    return new Promise((resolve, reject) => this.writes.push({ raw, resolve, reject }));
+  }
+
+  /** Waits until `count` appends were asked for (admission runs after an off-thread decode). */
+  async appended(count: number): Promise<void> {
+    for (let i = 0; this.writes.length < count; i++) {
+      if (i > 2_000) throw new Error(`${this.writes.length} appends, expected ${count}`);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+
+  succeed(i: number): void {
+    this.writes[i]!.resolve();
+  }
+
+  fail(i: number): void {
+    this.writes[i]!.reject(new PoolJournalError('ENOSPC: no space left on device, write'));
+  }
+}
+
+describe('submit with a failing journal: an error answer means the transaction is not kept', () => {
+  let pool: Pool;
+  let journal: ScriptedJournal;
+  beforeEach(() => {
+    pool = openPool();
+    journal = new ScriptedJournal();
+    pool.mempool.useJournal(journal);
+  });
+  afterEach(() => pool.close());
+
+  const hashOf = (raw: Buffer): string => keccak256(`0x${hex(raw)}`);
+  const settled = async (p: Promise<Buffer>): Promise<string> => p.then((h) => `0x${hex(h)}`, (err: Error) => `${err.name}: ${err.message}`);
+  const chainNonce = (address: Buffer): bigint => pool.chain.getAccount(address, pool.chain.head().number).nonce;
+
+  it('is not offered to a block until the journal holds it, and is announced only then', async () => {
+    const seen: string[] = [];
+    pool.events.on('pendingTransaction', (h) => seen.push(`0x${hex(h)}`));
+    const raw = await signed(alice!.privateKey, { nonce: 0 });
+    const answer = pool.mempool.submit(raw);
+    await journal.appended(1);
+    assert.ok(pool.mempool.get(Buffer.from(hashOf(raw).slice(2), 'hex')), 'held by the pool while its write runs');
+    assert.deepEqual(pool.mempool.selectForBlock(0n, 100), []);
+    assert.equal((await pool.driver.produceNext()).included.length, 0, 'a block made meanwhile leaves it out');
+    assert.deepEqual(seen, []);
+    journal.succeed(0);
+    assert.equal(await settled(answer), hashOf(raw));
+    assert.deepEqual(seen, [hashOf(raw)]);
+    assert.deepEqual((await pool.driver.produceNext()).included.map((h) => `0x${hex(h)}`), [hashOf(raw)]);
+  });
+
+  it('a failed write answers the error, the transaction leaves the pool and is never mined; later nonces wait queued for the gap; a retry fills it', async () => {
+    const seen: string[] = [];
+    pool.events.on('pendingTransaction', (h) => seen.push(`0x${hex(h)}`));
+    const raws = await Promise.all([0, 1, 2].map((nonce) => signed(alice!.privateKey, { nonce })));
+    const answers = raws.map((raw) => pool.mempool.submit(raw));
+    await journal.appended(3);
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 3n);
+    // Nonce 0's write fails; 1 and 2 (a later write, after the disk got space back) succeed.
+    journal.fail(0);
+    journal.succeed(1);
+    journal.succeed(2);
+    assert.deepEqual(await Promise.all(answers.map(settled)), [
+      'PoolJournalError: transaction journal write failed: ENOSPC: no space left on device, write',
+      hashOf(raws[1]!),
+      hashOf(raws[2]!),
+    ]);
+    assert.equal(pool.mempool.get(Buffer.from(hashOf(raws[0]!).slice(2), 'hex')), undefined, 'the failed one left the pool');
+    assert.deepEqual(pool.mempool.stats(), { pending: 0, queued: 2 });
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 0n, 'a retry with the same nonce is what the pool asks for');
+    assert.deepEqual(seen, [hashOf(raws[1]!), hashOf(raws[2]!)]);
+    for (let i = 0; i < 3; i++) assert.equal((await pool.driver.produceNext()).included.length, 0);
+    assert.equal(chainNonce(alice!.addressBytes), 0n);
+
+    // The wallet sends nonce 0 again (here re-signed with a higher tip): it fills the gap and all three are mined once.
+    const retry = await signed(alice!.privateKey, { nonce: 0, maxPriorityFeePerGas: 2n * GWEI });
+    const again = pool.mempool.submit(retry);
+    await journal.appended(4);
+    journal.succeed(3);
+    assert.equal(await settled(again), hashOf(retry));
+    assert.deepEqual(pool.mempool.stats(), { pending: 3, queued: 0 });
+    const block = await pool.driver.produceNext();
+    assert.deepEqual(block.included.map((h) => `0x${hex(h)}`), [hashOf(retry), hashOf(raws[1]!), hashOf(raws[2]!)]);
+    assert.equal(chainNonce(alice!.addressBytes), 3n);
+    assert.equal(pool.chain.getTransactionReceipt(Buffer.from(hashOf(raws[0]!).slice(2), 'hex')), null, 'the answered-with-an-error one is never mined');
+    assert.equal(pool.mempool.size, 0);
+  });
+
+  it('a write that fails for a whole run of one sender\'s nonces leaves nothing of it in the pool', async () => {
+    const raws = await Promise.all([0, 1, 2].map((nonce) => signed(alice!.privateKey, { nonce })));
+    const other = await signed(bob!.privateKey, { nonce: 0 });
+    const answers = [...raws, other].map((raw) => pool.mempool.submit(raw));
+    await journal.appended(4);
+    for (let i = 0; i < 3; i++) journal.fail(i);
+    journal.succeed(3);
+    const texts = await Promise.all(answers.map(settled));
+    assert.deepEqual(texts.slice(0, 3).map((t) => /^PoolJournalError: .*ENOSPC/.test(t)), [true, true, true]);
+    assert.equal(texts[3], hashOf(other));
+    assert.deepEqual(pool.mempool.senderAddresses().map(hex), [hex(bob!.addressBytes)]);
+    assert.deepEqual(pool.mempool.stats(), { pending: 1, queued: 0 });
+    assert.equal(pool.mempool.pendingNonce(alice!.addressBytes), 0n);
+    assert.deepEqual((await pool.driver.produceNext()).included.map((h) => `0x${hex(h)}`), [hashOf(other)]);
+    assert.equal(chainNonce(alice!.addressBytes), 0n);
+  });
+
+  it('a replacement whose write fails brings back the journaled transaction it replaced', async () => {
+    const first = await signed(alice!.privateKey, { nonce: 0 });
+    const answer = pool.mempool.submit(first);
+    await journal.appended(1);
+    journal.succeed(0);
+    assert.equal(await settled(answer), hashOf(first));
+    // Two replacements in a row while the disk is full: each one's write fails.
+    const bump1 = await signed(alice!.privateKey, { nonce: 0, maxFeePerGas: 20n * GWEI, maxPriorityFeePerGas: 2n * GWEI });
+    const bump2 = await signed(alice!.privateKey, { nonce: 0, maxFeePerGas: 40n * GWEI, maxPriorityFeePerGas: 4n * GWEI });
+    const a1 = pool.mempool.submit(bump1);
+    await journal.appended(2);
+    const a2 = pool.mempool.submit(bump2);
+    await journal.appended(3);
+    assert.deepEqual(pool.mempool.hashes().map((h) => `0x${hex(h)}`), [hashOf(bump2)]);
+    journal.fail(1);
+    journal.fail(2);
+    assert.match(await settled(a1), /^PoolJournalError/);
+    assert.match(await settled(a2), /^PoolJournalError/);
+    assert.deepEqual(pool.mempool.hashes().map((h) => `0x${hex(h)}`), [hashOf(first)], 'the acknowledged one is back');
+    assert.deepEqual(pool.mempool.stats(), { pending: 1, queued: 0 });
+    assert.deepEqual((await pool.driver.produceNext()).included.map((h) => `0x${hex(h)}`), [hashOf(first)]);
+
+    // A replacement that is journaled, then one whose write fails: the journaled replacement comes back.
+    const second = await signed(alice!.privateKey, { nonce: 1 });
+    const bump = await signed(alice!.privateKey, { nonce: 1, maxFeePerGas: 20n * GWEI, maxPriorityFeePerGas: 2n * GWEI });
+    const bumpAgain = await signed(alice!.privateKey, { nonce: 1, maxFeePerGas: 40n * GWEI, maxPriorityFeePerGas: 4n * GWEI });
+    const b0 = pool.mempool.submit(second);
+    await journal.appended(4);
+    const b1 = pool.mempool.submit(bump);
+    await journal.appended(5);
+    const b2 = pool.mempool.submit(bumpAgain);
+    await journal.appended(6);
+    journal.fail(3);
+    journal.succeed(4);
+    journal.fail(5);
+    assert.deepEqual([await settled(b0), await settled(b1), await settled(b2)].map((t) => t.startsWith('0x') ? t : 'error'), ['error', hashOf(bump), 'error']);
+    assert.deepEqual(pool.mempool.hashes().map((h) => `0x${hex(h)}`), [hashOf(bump)]);
+    assert.deepEqual((await pool.driver.produceNext()).included.map((h) => `0x${hex(h)}`), [hashOf(bump)]);
   });
 });

@@ -14,6 +14,7 @@ import WebSocket from 'ws';
 import { startNode, type RunningNode } from '../src/node.js';
 import { STALLED_REASON } from '../src/rpc/ws/connection.js';
 import { startWsServer } from '../src/rpc/ws/server.js';
+import { assertEdgeHeaders } from './support/edge-headers.js';
 import { devnetConfig } from './support/node-config.js';
 
 const READ_TIMEOUT_MS = 3_000;
@@ -165,6 +166,7 @@ describe('the explorer: read, write and idle timeouts', () => {
     const r = await c.response(READ_TIMEOUT_MS + SLACK_MS + 1_000);
     assert.equal(r.status, 408);
     assert.equal(r.headers['content-type'], 'application/json');
+    assertEdgeHeaders(r.headers, 'explorer 408');
     assert.deepEqual(JSON.parse(r.body), { ok: false, error: `request not received within ${READ_TIMEOUT_MS} ms` });
     await closesAfter(c, READ_TIMEOUT_MS);
   });
@@ -174,6 +176,16 @@ describe('the explorer: read, write and idle timeouts', () => {
     c.socket.write('GET /api/v1/health/live HTTP/1.1\r\n');
     trickle(c, 500);
     assert.equal((await c.response(READ_TIMEOUT_MS + SLACK_MS + 1_000)).status, 408);
+    await closesAfter(c, READ_TIMEOUT_MS);
+  });
+
+  it('answers half a request line followed by silence with 408 within the read timeout (node:http headersTimeout)', { timeout: 20_000 }, async () => {
+    const c = new RawConnection(explorerPort);
+    c.socket.write('GET /api/v1/hea');
+    const r = await c.response(READ_TIMEOUT_MS + SLACK_MS + 1_000);
+    assert.equal(r.status, 408);
+    assertEdgeHeaders(r.headers, 'explorer 408 on late headers');
+    assert.deepEqual(JSON.parse(r.body), { ok: false, error: `request not received within ${READ_TIMEOUT_MS} ms` });
     await closesAfter(c, READ_TIMEOUT_MS);
   });
 
@@ -224,6 +236,7 @@ describe('the JSON-RPC HTTP port (native): read and write timeouts, connections 
     const r = await c.response(2 * READ_TIMEOUT_MS + SLACK_MS);
     assert.equal(r.status, 408);
     assert.equal(r.headers.connection, 'close');
+    assertEdgeHeaders(r.headers, 'JSON-RPC 408 (native)');
     const body = rpcError(r.body);
     assert.equal(body.id, null);
     assert.deepEqual(body.error, { code: -32005, message: `request not received within ${READ_TIMEOUT_MS} ms` });
@@ -238,6 +251,16 @@ describe('the JSON-RPC HTTP port (native): read and write timeouts, connections 
     const elapsed = await Promise.race([c.closed, sleep(2 * READ_TIMEOUT_MS + SLACK_MS).then(() => Infinity)]);
     c.socket.destroy();
     assert.ok(elapsed <= READ_TIMEOUT_MS + SLACK_MS, `still open after ${Math.round(elapsed)} ms`);
+  });
+
+  // docs/rpc.md, "Connections and timeouts": late headers on this port are closed without an answer (as geth),
+  // after the shorter of the idle and read timeouts, counted from the connection's opening.
+  it('closes half a request line followed by silence, without an answer, after the shorter of the idle and read timeouts', { timeout: 20_000 }, async () => {
+    const headerTimeoutMs = Math.min(IDLE_TIMEOUT_MS, READ_TIMEOUT_MS);
+    const c = new RawConnection(rpcPort());
+    c.socket.write('POST / HT');
+    await closesAfter(c, headerTimeoutMs);
+    assert.equal(c.data.length, 0, `the node answered: ${c.data.toString('latin1')}`);
   });
 
   it('cuts a client that takes none of its responses within the write timeout', { timeout: 30_000 }, async () => {
@@ -269,6 +292,7 @@ describe('the JSON-RPC HTTP port (native): read and write timeouts, connections 
       const refused = new RawConnection(rpcPort());
       const r = await refused.response();
       assert.equal(r.status, 429);
+      assertEdgeHeaders(r.headers, 'JSON-RPC 429 connection refusal (native)');
       assert.deepEqual(rpcError(r.body).error, {
         code: -32005,
         message: `too many connections from this address: at most ${MAX_PER_IP} at once; close one and retry`,
@@ -302,6 +326,7 @@ describe('the explorer: connections per client address', () => {
       const r = await refused.response();
       assert.equal(r.status, 429);
       assert.equal(r.headers['retry-after'], '1');
+      assertEdgeHeaders(r.headers, 'explorer 429 connection refusal');
       assert.deepEqual(JSON.parse(r.body), {
         ok: false,
         error: `too many connections from this address: at most ${MAX_PER_IP} at once; close one and retry`,
@@ -373,6 +398,7 @@ describe('the WebSocket port: read timeout', () => {
     trickle(c, 500);
     const r = await c.response(READ_TIMEOUT_MS + SLACK_MS + 1_000);
     assert.equal(r.status, 408);
+    assertEdgeHeaders(r.headers, 'WebSocket port 408');
     assert.deepEqual(JSON.parse(r.body), {
       jsonrpc: '2.0',
       id: null,
@@ -427,7 +453,7 @@ describe('the WebSocket port: read timeout', () => {
 });
 
 /** Opens a WebSocket; resolves with it once open, or with the HTTP status and body of a refused upgrade. */
-function connectWs(port: number): Promise<{ socket: WebSocket } | { status: number; body: string }> {
+function connectWs(port: number): Promise<{ socket: WebSocket } | { status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`ws://127.0.0.1:${port}`);
     socket.once('open', () => resolve({ socket }));
@@ -435,7 +461,7 @@ function connectWs(port: number): Promise<{ socket: WebSocket } | { status: numb
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     socket.on('error', (err) => reject(err));
   });
@@ -454,6 +480,7 @@ describe('the WebSocket port: connections per client address', () => {
       const refused = await connectWs(wsPort);
       assert.ok('status' in refused, 'connection over the cap was accepted');
       assert.equal(refused.status, 429);
+      assertEdgeHeaders(refused.headers, 'WebSocket port 429 connection refusal');
       assert.deepEqual(JSON.parse(refused.body), {
         jsonrpc: '2.0',
         id: null,

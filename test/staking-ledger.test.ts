@@ -464,9 +464,63 @@ describe('liveness', () => {
     assert.equal(v1.uptimeBps, 10_000);
     assert.equal(v2.blocksMissed, 6);
     assert.equal(v2.status, 'jailed');
-    assert.equal(v2.missedInWindow, 0); // the window starts afresh after a jail
+    // The jail keeps the window's misses (uptime shows them); downtime is judged afresh from here.
+    assert.equal(v2.missedInWindow, 6);
+    assert.equal(v2.uptimeBps, 4_000);
     assert.equal(v2.lastActiveAt, 10);
     assert.throws(() => ledger.recordBlock(11, V4, [], T0 + 11), RangeError);
+  });
+
+  it('keeps uptime and the score\'s uptime part across a downtime jail, and judges a returning validator over a full window of its own', () => {
+    const ledger = new StakingLedger(params);
+    ok(ledger.registerValidator(V1, description(), 10n * ETHER, 0, T0));
+    ok(ledger.registerValidator(V2, description(), 10n * ETHER, 0, T0));
+    ledger.startEpoch(0, 0);
+    // V2 misses everything: jailed at block 10 with 10 of 10 missed.
+    for (let h = 1; h <= 10; h++) ledger.recordBlock(h, V1, [V1], T0 + h);
+    const jailed = ledger.validator(V2)!;
+    assert.equal(jailed.status, 'jailed');
+    assert.equal(jailed.blocksMissed, 10);
+    assert.equal(jailed.missedInWindow, 10);
+    assert.equal(jailed.uptimeBps, 0, 'not 100% uptime beside 10 missed blocks');
+    // It stays so while jailed (a jailed validator is not counted), also after a restart from the records.
+    for (let h = 11; h <= 15; h++) ledger.recordBlock(h, V1, [V1], T0 + h);
+    const restored = StakingLedger.restore(params, ledger.records());
+    assert.equal(restored.validator(V2)!.uptimeBps, 0);
+    assert.deepEqual(restored.records(), ledger.records());
+
+    // Back after the jail (unjail, then the next epoch makes it active): it signs, and the misses
+    // leave the window one block at a time; it is not jailed again for the old misses.
+    ok(ledger.unjail(V2, T0 + 10 + params.downtimeJailSeconds));
+    ledger.startEpoch(1, 16);
+    assert.equal(ledger.validator(V2)!.status, 'active');
+    for (let h = 16; h <= 19; h++) assert.deepEqual(ledger.recordBlock(h, V1, [V1, V2], T0 + h).jailed, []);
+    assert.equal(ledger.validator(V2)!.missedInWindow, 6);
+    assert.equal(ledger.validator(V2)!.uptimeBps, 4_000);
+    // Missing again: downtime is judged once a full window has been counted since the jail (block 25).
+    for (let h = 20; h <= 24; h++) assert.deepEqual(ledger.recordBlock(h, V1, [V1], T0 + h).jailed, [], `block ${h}`);
+    assert.deepEqual(ledger.recordBlock(25, V1, [V1], T0 + 25).jailed, [V2]);
+    assert.deepEqual(ledger.checkInvariants(), []);
+  });
+
+  it('starts every window afresh when the window size changes (a governance change)', () => {
+    const live: { -readonly [K in keyof StakingParams]: StakingParams[K] } = { ...params };
+    const ledger = new StakingLedger(live);
+    ok(ledger.registerValidator(V1, description(), 10n * ETHER, 0, T0));
+    ok(ledger.registerValidator(V2, description(), 10n * ETHER, 0, T0));
+    ledger.startEpoch(0, 0);
+    for (let h = 1; h <= 4; h++) ledger.recordBlock(h, V1, [V1], T0 + h);
+    assert.equal(ledger.validator(V2)!.missedInWindow, 4);
+    live.signedBlocksWindow = 20;
+    live.minSignedPerWindowBps = 9_000;
+    ledger.recordBlock(5, V1, [V1], T0 + 5);
+    assert.equal(ledger.validator(V2)!.missedInWindow, 1);
+    // 20 blocks, at most 2 missed: the third miss past a full window of 20 jails.
+    for (let h = 6; h <= 21; h++) assert.deepEqual(ledger.recordBlock(h, V1, [V1, V2], T0 + h).jailed, [], `block ${h}`);
+    assert.deepEqual(ledger.recordBlock(22, V1, [V1], T0 + 22).jailed, []);
+    assert.deepEqual(ledger.recordBlock(23, V1, [V1], T0 + 23).jailed, []);
+    assert.deepEqual(ledger.recordBlock(24, V1, [V1], T0 + 24).jailed, [V2]);
+    assert.deepEqual(ledger.checkInvariants(), []);
   });
 
   it('does not trip at exactly the allowed misses', () => {
@@ -479,6 +533,51 @@ describe('liveness', () => {
       assert.deepEqual(r.jailed, []);
     }
     assert.equal(ledger.validator(V2)!.uptimeBps, 5_000);
+  });
+
+  it('counts CometBFT\'s decided last commit as Cosmos x/slashing does: block 1 charges nobody, only absent votes miss, nil is signed', () => {
+    const ledger = new StakingLedger(params);
+    for (const v of [V1, V2, V3, V4]) ok(ledger.registerValidator(v, description(), 10n * ETHER, 0, T0));
+    ledger.startEpoch(0, 0);
+    // Block 1 has no last commit: nobody is counted (not even the validators that did not propose it).
+    ledger.recordBlock(1, V1, [], T0 + 1, []);
+    for (const v of [V1, V2, V3, V4]) {
+      assert.equal(ledger.validator(v)!.blocksMissed, 0, `${v} at block 1`);
+      assert.equal(ledger.validator(v)!.uptimeBps, 10_000, `${v} at block 1`);
+    }
+    // Block 2: V2 absent, V3 voted nil (a vote was cast: signed), V4 for the block; V1 proposed block 2 but its vote is what counts.
+    ledger.recordBlock(2, V1, [], T0 + 2, [
+      { validator: V1, flag: 'absent' },
+      { validator: V2, flag: 'absent' },
+      { validator: V3, flag: 'nil' },
+      { validator: V4, flag: 'commit' },
+    ]);
+    assert.deepEqual([V1, V2, V3, V4].map((v) => ledger.validator(v)!.blocksMissed), [1, 1, 0, 0]);
+    assert.deepEqual([V1, V2, V3, V4].map((v) => ledger.validator(v)!.uptimeBps), [0, 0, 10_000, 10_000]);
+  });
+
+  it('does not charge a validator entering the set for the blocks before CometBFT\'s set includes it', () => {
+    const ledger = new StakingLedger(params);
+    for (const v of [V1, V2, V3]) ok(ledger.registerValidator(v, description(), 10n * ETHER, 0, T0));
+    ledger.startEpoch(0, 0);
+    ok(ledger.registerValidator(V4, description(), 10n * ETHER, 5, T0 + 5));
+    const all = (flag: 'commit' | 'absent') => [V1, V2, V3].map((validator) => ({ validator, flag }));
+    for (let h = 1; h <= 9; h++) ledger.recordBlock(h, V1, [], T0 + h, all('commit'));
+    // V4 is active from the epoch that starts at block 10, but CometBFT's set takes it in two blocks
+    // after the update, and a commit lists it one block later still: blocks 10..12 do not count it.
+    ledger.startEpoch(1, 10);
+    assert.equal(ledger.validator(V4)!.status, 'active');
+    for (let h = 10; h <= 12; h++) ledger.recordBlock(h, V1, [], T0 + h, all('commit'));
+    assert.equal(ledger.validator(V4)!.blocksMissed, 0);
+    assert.equal(ledger.validator(V4)!.uptimeBps, 10_000);
+    // Listed from block 13 on: counted, signed or absent as the commit says.
+    ledger.recordBlock(13, V1, [], T0 + 13, [...all('commit'), { validator: V4, flag: 'commit' }]);
+    ledger.recordBlock(14, V1, [], T0 + 14, [...all('commit'), { validator: V4, flag: 'absent' }]);
+    assert.equal(ledger.validator(V4)!.blocksMissed, 1);
+    assert.equal(ledger.validator(V4)!.uptimeBps, 5_000);
+    // The solo driver's meaning is kept: without a commit, every active validator not among the signers misses.
+    ledger.recordBlock(15, V1, [V1], T0 + 15);
+    assert.deepEqual([V1, V2, V3, V4].map((v) => ledger.validator(v)!.blocksMissed), [0, 1, 1, 2]);
   });
 });
 

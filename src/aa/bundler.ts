@@ -4,6 +4,18 @@
 // this node produces) as beneficiary. One bundle per EntryPoint is in flight at a time: when a block
 // includes it (or the pool drops it) the next one is built from what waits, so each block carries
 // the operations that arrived while the previous one was produced.
+//
+// On a CometBFT network (services.network) the bundler works with the proposer instead: an
+// operation accepted over JSON-RPC is gossiped through the network's mempool, each node's CheckTx
+// validates it with the same rules into its own pool (admitGossiped), and the node that proposes a
+// block builds its bundles for that block alone (proposalBundles), signed at its bundler account's
+// nonce on the head state, with the proposer as beneficiary: nothing waits in a transaction pool,
+// so a bundle either lands in the block it was built for or is forgotten, and whichever validator
+// proposes next bundles what is still pooled. An operation a block included leaves every pool when
+// the block commits (its UserOperationEvent, or the EntryPoint's nonce moving past it), and
+// CometBFT's recheck (recheckGossiped) drops its mempool copy; an operation bundled twice cannot
+// land twice (the EntryPoint's nonce), and a proposer's simulation of handleOps on the head state
+// leaves such an operation out of its bundle before any gas is spent on it.
 import { encodeAbiParameters, encodeFunctionData, getContractAddress, size, type Address, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { entryPoint06Abi, entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction';
@@ -20,6 +32,7 @@ import { BundlerError, ReplacementUnderpricedError } from './errors.js';
 import { UserOperationPool, type PooledOperation } from './pool.js';
 import { Reputation } from './reputation.js';
 import { checkValidationRules } from './rules.js';
+import { decodeGossipedOperation, encodeGossipedOperation } from './gossip.js';
 import { entryPointNonce, simulateExecution, simulateValidation, throwIfFailedOp, UserOperationRejectedError } from './simulation.js';
 import {
   entryPointStruct,
@@ -52,6 +65,11 @@ export interface BundlerServices {
   log: Logger;
   /** The beneficiary of bundles: the validator address the node produces blocks for. */
   coinbase: Buffer;
+  /**
+   * A CometBFT network: accepted operations are handed to `gossip` (its mempool) and bundles are
+   * built only for this node's proposals (proposalBundles), never sent to the transaction pool.
+   */
+  network?: { gossip(operation: Buffer): void };
 }
 
 /** The gas values eth_estimateUserOperationGas answers (the paymaster's only for v0.7 with a paymaster). */
@@ -124,7 +142,13 @@ export class Bundler {
   private again = false;
   private closed = false;
   private readonly decayTimer: NodeJS.Timeout;
-  private readonly onBlock = (produced: ProducedBlock) => void this.afterBlock(produced);
+  /** The after-block work queued so far (a proposal and a recheck wait for it). */
+  private blockWork: Promise<void> = Promise.resolve();
+  private readonly onBlock = (produced: ProducedBlock): void => {
+    this.blockWork = this.blockWork
+      .then(() => this.afterBlock(produced))
+      .catch((err: unknown) => this.log.warn({ err, block: produced.head.number }, 'the bundler\'s work after a block failed'));
+  };
 
   constructor(private readonly services: BundlerServices) {
     this.log = services.log.child({ module: 'bundler' });
@@ -227,7 +251,8 @@ export class Bundler {
   }
 
   private async accept(e: EntryPointOperation, source: PooledOperation['source']): Promise<Hex> {
-    if (!this.signer) throw new BundlerError(rpcErrorCode.methodNotSupported, `user operations are not accepted: ${this.disabled}`);
+    // On a network any node relays: the proposers bundle.
+    if (!this.signer && !this.services.network) throw new BundlerError(rpcErrorCode.methodNotSupported, `user operations are not accepted: ${this.disabled}`);
     const { chain, config } = this.services;
     const hash = operationHash(e, config.chainId);
     if (this.pool.get(hash)) return hash;
@@ -252,8 +277,103 @@ export class Bundler {
     if (replacing) this.log.debug({ replaced: replacing.hash, by: hash }, 'user operation replaced');
     for (const entity of UserOperationPool.entities(e)) this.reputation.seen(entity);
     this.counters.accepted += 1;
+    if (this.services.network && source === 'rpc') this.services.network.gossip(encodeGossipedOperation(e));
     this.schedule();
     return hash;
+  }
+
+  /**
+   * CheckTx of a gossiped operation: null when it is pooled (already, or now, after the same
+   * validation as eth_sendUserOperation), else why not.
+   */
+  async admitGossiped(bytes: Uint8Array): Promise<string | null> {
+    try {
+      const e = decodeGossipedOperation(bytes);
+      if (this.pool.get(operationHash(e, this.services.config.chainId))) return null;
+      await this.send(e, 'peer');
+      return null;
+    } catch (err) {
+      if (err instanceof BundlerError) return err.message;
+      this.log.warn({ err }, 'a gossiped user operation could not be validated');
+      return `not validated: ${(err as Error).message}`;
+    }
+  }
+
+  /**
+   * CometBFT's recheck of a gossiped operation after a block: whether it is still pooled. One the
+   * block included, replaced or let expire has left the pool already; one whose nonce the
+   * EntryPoint has passed (bundled by any other means), or that fails validation again once its
+   * check is params.bundler.revalidateAfterBlocks old, leaves it here.
+   */
+  async recheckGossiped(bytes: Uint8Array): Promise<boolean> {
+    await this.blockWork;
+    let e: EntryPointOperation;
+    try {
+      e = decodeGossipedOperation(bytes);
+    } catch {
+      return false;
+    }
+    const hash = operationHash(e, this.services.config.chainId);
+    const pooled = this.pool.get(hash);
+    if (!pooled) return false;
+    if ((await entryPointNonce(this.services.chain, e)) > e.op.nonce) {
+      if (this.pool.remove(hash)) this.counters.dropped += 1;
+      this.log.debug({ userOpHash: hash }, 'user operation dropped: the EntryPoint has used its nonce');
+      return false;
+    }
+    // Checked on a head too old: simulated again with every rule, as a bundle would (a validator
+    // that rarely proposes does not keep an operation that became invalid).
+    if (this.services.chain.head().number - pooled.validatedAt > params.revalidateAfterBlocks) {
+      try {
+        const fresh = await this.validate(pooled.operation, pooled.source);
+        if (this.pool.get(hash) === pooled) this.pool.add({ ...fresh, arrivedAt: pooled.arrivedAt }, pooled);
+      } catch (err) {
+        if (!(err instanceof BundlerError)) throw err;
+        if (this.pool.remove(hash)) this.counters.dropped += 1;
+        this.log.info({ userOpHash: hash, reason: err.message }, 'user operation dropped: no longer valid');
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The handleOps bundles this node puts in the block it proposes (a CometBFT network): built from
+   * the pool on the head state, signed at the bundler account's next nonces, with `beneficiary`
+   * (the proposer) paid. Nothing is kept: a bundle that does not land is built again by the next
+   * proposer from what is still pooled.
+   */
+  async proposalBundles(beneficiary: Buffer): Promise<Buffer[]> {
+    if (this.closed || !this.signer) return [];
+    await this.blockWork;
+    const out: Buffer[] = [];
+    const built: { entryPoint: Address; operations: Hex[]; parties: string[] }[] = [];
+    const { chain } = this.services;
+    let nonce = chain.getAccount(parseAddress(this.signer.address), chain.head().number).nonce;
+    try {
+      for (const { address: entryPoint } of SUPPORTED_ENTRY_POINTS) {
+        for (;;) {
+          const mine = built.filter((b) => b.entryPoint === entryPoint);
+          if (mine.length >= params.maxBundlesInFlight) break;
+          const bundled = new Set(mine.flatMap((b) => b.operations.map((h) => h.toLowerCase())));
+          const excluded = new Set(mine.flatMap((b) => b.parties));
+          const waiting = this.pool.ordered().filter((p) => p.operation.entryPoint === entryPoint && !bundled.has(p.hash.toLowerCase()));
+          if (waiting.length === 0) break;
+          const bundle = await this.build(entryPoint, waiting, excluded, beneficiary, nonce);
+          if (!bundle) break;
+          out.push(bundle.raw);
+          built.push({ entryPoint, operations: bundle.chosen.map((p) => p.hash), parties: partiesOf(bundle.chosen) });
+          nonce += 1n;
+          this.counters.bundles += 1;
+          this.counters.bundledOperations += bundle.chosen.length;
+          this.log.debug({ entryPoint, operations: bundle.chosen.length, gas: bundle.gasLimit.toString() }, 'bundle proposed');
+        }
+      }
+    } catch (err) {
+      // The proposal goes on with the bundles built so far; the rest wait for the next proposer.
+      this.log.warn({ err }, 'building the proposal\'s bundles failed');
+    }
+    return out;
   }
 
   /** An operation already in a bundle sent to the transaction pool cannot be replaced any more. */
@@ -342,7 +462,8 @@ export class Bundler {
 
   /** Runs a bundle round now, or once more after the one running. */
   schedule(): void {
-    if (this.closed || !this.signer) return;
+    // On a network the proposer bundles (proposalBundles).
+    if (this.closed || !this.signer || this.services.network) return;
     if (this.running) {
       this.again = true;
       return;
@@ -417,7 +538,36 @@ export class Bundler {
 
   /** Builds, checks, signs and sends one bundle of `waiting` (less `excluded` senders and paymasters); whether one was sent. */
   private async bundle(entryPoint: Address, waiting: PooledOperation[], excluded: Set<string>): Promise<boolean> {
-    const { chain, mempool, config, coinbase } = this.services;
+    const { mempool, coinbase } = this.services;
+    const signer = this.signer!;
+    const built = await this.build(entryPoint, waiting, excluded, coinbase, mempool.pendingNonce(parseAddress(signer.address)));
+    if (!built) return false;
+    const { raw, chosen, gasLimit } = built;
+    try {
+      const hash = await mempool.submit(raw);
+      this.inFlight.set(`0x${hash.toString('hex')}`, { entryPoint, operations: chosen.map((p) => p.hash), parties: partiesOf(chosen) });
+      this.counters.bundles += 1;
+      this.counters.bundledOperations += chosen.length;
+      this.log.debug({ tx: `0x${hash.toString('hex')}`, entryPoint, operations: chosen.length, gas: gasLimit.toString() }, 'bundle sent');
+      return true;
+    } catch (err) {
+      this.log.warn({ err, entryPoint, operations: chosen.length }, 'the transaction pool refused the bundle');
+      return false;
+    }
+  }
+
+  /**
+   * Builds, checks and signs one bundle of `waiting` (less `excluded` senders and paymasters) paying
+   * `beneficiary`, at the bundler account's `nonce`; undefined when none can be built.
+   */
+  private async build(
+    entryPoint: Address,
+    waiting: PooledOperation[],
+    excluded: Set<string>,
+    beneficiaryAddress: Buffer,
+    nonce: bigint,
+  ): Promise<{ raw: Buffer; chosen: PooledOperation[]; gasLimit: bigint } | undefined> {
+    const { chain, config } = this.services;
     const signer = this.signer!;
     const head = chain.head();
     const baseFee = chain.nextBaseFee();
@@ -457,7 +607,7 @@ export class Bundler {
       senders.add(sender);
       chosen.push(current);
     }
-    if (chosen.length === 0) return false;
+    if (chosen.length === 0) return undefined;
 
     // handleOps, trimmed of any operation the EntryPoint refuses in the bundle (FailedOp names its
     // index). Its gas: the operations' limits (what the EntryPoint may spend on them) and the
@@ -467,7 +617,7 @@ export class Bundler {
     let maxPriorityFeePerGas = 0n;
     let gasLimit = 0n;
     for (;;) {
-      if (chosen.length === 0) return false;
+      if (chosen.length === 0) return undefined;
       maxFeePerGas = chosen.reduce((m, p) => (p.operation.op.maxFeePerGas < m ? p.operation.op.maxFeePerGas : m), chosen[0]!.operation.op.maxFeePerGas);
       maxPriorityFeePerGas = chosen.reduce((m, p) => {
         const { maxFeePerGas: fee, maxPriorityFeePerGas: tip } = p.operation.op;
@@ -475,7 +625,7 @@ export class Bundler {
         return usable < m ? usable : m;
       }, maxFeePerGas);
       const structs = chosen.map((p) => entryPointStruct(p.operation));
-      const beneficiary = checksumAddress(coinbase) as Address;
+      const beneficiary = checksumAddress(beneficiaryAddress) as Address;
       data =
         chosen[0]!.operation.version === '0.6'
           ? encodeFunctionData({ abi: entryPoint06Abi, functionName: 'handleOps', args: [structs as never, beneficiary] })
@@ -498,7 +648,7 @@ export class Bundler {
       const failedIndex = failedOpIndex(`0x${out.output.toString('hex')}`);
       if (failedIndex === undefined || failedIndex >= chosen.length) {
         this.log.warn({ entryPoint, operations: chosen.length, error: out.error }, 'handleOps fails on the head state; the bundle waits for the next block');
-        return false;
+        return undefined;
       }
       const [dropped] = chosen.splice(failedIndex, 1);
       this.pool.remove(dropped!.hash);
@@ -508,25 +658,14 @@ export class Bundler {
     const signed = await signer.signTransaction({
       type: 'eip1559',
       chainId: config.chainId,
-      nonce: Number(mempool.pendingNonce(parseAddress(signer.address))),
+      nonce: Number(nonce),
       to: entryPoint,
       data,
       gas: gasLimit,
       maxFeePerGas,
       maxPriorityFeePerGas,
     });
-    try {
-      const hash = await mempool.submit(Buffer.from(signed.slice(2), 'hex'));
-      const parties = chosen.flatMap((p) => [p.operation.op.sender.toLowerCase(), ...(p.paymaster ? [p.paymaster.toLowerCase()] : [])]);
-      this.inFlight.set(`0x${hash.toString('hex')}`, { entryPoint, operations: chosen.map((p) => p.hash), parties });
-      this.counters.bundles += 1;
-      this.counters.bundledOperations += chosen.length;
-      this.log.debug({ tx: `0x${hash.toString('hex')}`, entryPoint, operations: chosen.length, gas: gasLimit.toString() }, 'bundle sent');
-      return true;
-    } catch (err) {
-      this.log.warn({ err, entryPoint, operations: chosen.length }, 'the transaction pool refused the bundle');
-      return false;
-    }
+    return { raw: Buffer.from(signed.slice(2), 'hex'), chosen, gasLimit };
   }
 
   /**
@@ -541,6 +680,11 @@ export class Bundler {
     }
     return e.op.preVerificationGas + e.op.verificationGasLimit + e.op.callGasLimit + (e.op.paymasterVerificationGasLimit ?? 0n) + (e.op.paymasterPostOpGasLimit ?? 0n);
   }
+}
+
+/** The senders and paymasters of a bundle's operations (lower case). */
+function partiesOf(chosen: PooledOperation[]): string[] {
+  return chosen.flatMap((p) => [p.operation.op.sender.toLowerCase(), ...(p.paymaster ? [p.paymaster.toLowerCase()] : [])]);
 }
 
 /** The index a FailedOp / FailedOpWithRevert revert names, or undefined for other data. */

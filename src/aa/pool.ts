@@ -1,8 +1,8 @@
 // The user-operation pool: validated operations waiting for a bundle, one per (EntryPoint, sender,
 // nonce). A second operation with the same sender and nonce replaces the first only when it raises
 // both fees by params.bundler.replacementFeeBumpPercent (as the reference bundler); the replaced one
-// is dropped. Written so that operations from peers enter through the same `add` once the network
-// gossips them.
+// is dropped. Operations from peers (gossiped on a CometBFT network, src/aa/gossip.ts) enter through
+// the same checks and `add` as a caller's.
 import type { Address, Hex } from 'viem';
 import { bundler as params, rpcErrorCode } from '../params.js';
 import { BundlerError, ReplacementUnderpricedError } from './errors.js';
@@ -22,7 +22,7 @@ export interface PooledOperation {
   paymasterStake: StakeInfo;
   /** Wall-clock arrival (ordering among equal fees). */
   arrivedAt: number;
-  /** Where it came from: this node's RPC, or a peer once operations gossip. */
+  /** Where it came from: this node's RPC, or a peer (gossip on a CometBFT network). */
   source: 'rpc' | 'peer';
   /** The head the simulation ran on: a bundle built on another head simulates it again. */
   validatedAt: number;

@@ -33,9 +33,12 @@ function invalid(message: string): InvalidUserOperationError {
 const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
 const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** The widths of the members: v0.6 packs its gas members in 120 bits, v0.7 in 128. */
+const UINT120 = 120;
+const UINT128 = 128;
+const UINT256 = 256;
 const MAX_UINT120 = (1n << 120n) - 1n;
 const MAX_UINT128 = (1n << 128n) - 1n;
-const MAX_UINT256 = (1n << 256n) - 1n;
 
 type Raw = Record<string, unknown>;
 
@@ -62,12 +65,17 @@ function data(raw: Raw, name: string, required = true): Hex | undefined {
   return value.toLowerCase() as Hex;
 }
 
-function quantity(raw: Raw, name: string, max: bigint, required = true): bigint | undefined {
+/**
+ * A quantity member of `bits` bits. One with more digits than the width holds is refused by its
+ * length before it is read or converted; the message never repeats the value.
+ */
+function quantity(raw: Raw, name: string, bits: number, required = true): bigint | undefined {
   const value = member(raw, name, required);
   if (value === undefined) return undefined;
+  if (typeof value === 'string' && value.length - 2 > bits / 4 && /^0x/i.test(value)) throw invalid(`invalid user operation: ${name}: hex number > ${bits} bits`);
   if (typeof value !== 'string' || !QUANTITY.test(value)) throw invalid(`invalid user operation: ${name} must be a hex quantity (0x without leading zeros)`);
   const n = BigInt(value);
-  if (n > max) throw invalid(`invalid user operation: ${name} ${n} is above its largest value ${max}`);
+  if (n >> BigInt(bits) !== 0n) throw invalid(`invalid user operation: ${name}: hex number > ${bits} bits`);
   return n;
 }
 
@@ -85,14 +93,14 @@ export function parseUserOperationV06(value: unknown, mode: ParseMode): UserOper
   const gas = mode === 'send';
   const op: UserOperation<'0.6'> = {
     sender: address(raw, 'sender')!,
-    nonce: quantity(raw, 'nonce', MAX_UINT256)!,
+    nonce: quantity(raw, 'nonce', UINT256)!,
     initCode: data(raw, 'initCode', gas) ?? '0x',
     callData: data(raw, 'callData')!,
-    callGasLimit: quantity(raw, 'callGasLimit', MAX_UINT120, gas) ?? 0n,
-    verificationGasLimit: quantity(raw, 'verificationGasLimit', MAX_UINT120, gas) ?? 0n,
-    preVerificationGas: quantity(raw, 'preVerificationGas', MAX_UINT120, gas) ?? 0n,
-    maxFeePerGas: quantity(raw, 'maxFeePerGas', MAX_UINT120, gas) ?? 0n,
-    maxPriorityFeePerGas: quantity(raw, 'maxPriorityFeePerGas', MAX_UINT120, gas) ?? 0n,
+    callGasLimit: quantity(raw, 'callGasLimit', UINT120, gas) ?? 0n,
+    verificationGasLimit: quantity(raw, 'verificationGasLimit', UINT120, gas) ?? 0n,
+    preVerificationGas: quantity(raw, 'preVerificationGas', UINT120, gas) ?? 0n,
+    maxFeePerGas: quantity(raw, 'maxFeePerGas', UINT120, gas) ?? 0n,
+    maxPriorityFeePerGas: quantity(raw, 'maxPriorityFeePerGas', UINT120, gas) ?? 0n,
     paymasterAndData: data(raw, 'paymasterAndData', gas) ?? '0x',
     signature: data(raw, 'signature')!,
   };
@@ -113,13 +121,13 @@ export function parseUserOperationV07(value: unknown, mode: ParseMode): UserOper
   const paymaster = address(raw, 'paymaster', false);
   const op: UserOperation<'0.7'> = {
     sender: address(raw, 'sender')!,
-    nonce: quantity(raw, 'nonce', MAX_UINT256)!,
+    nonce: quantity(raw, 'nonce', UINT256)!,
     callData: data(raw, 'callData')!,
-    callGasLimit: quantity(raw, 'callGasLimit', MAX_UINT128, gas) ?? 0n,
-    verificationGasLimit: quantity(raw, 'verificationGasLimit', MAX_UINT128, gas) ?? 0n,
-    preVerificationGas: quantity(raw, 'preVerificationGas', MAX_UINT256, gas) ?? 0n,
-    maxFeePerGas: quantity(raw, 'maxFeePerGas', MAX_UINT128, gas) ?? 0n,
-    maxPriorityFeePerGas: quantity(raw, 'maxPriorityFeePerGas', MAX_UINT128, gas) ?? 0n,
+    callGasLimit: quantity(raw, 'callGasLimit', UINT128, gas) ?? 0n,
+    verificationGasLimit: quantity(raw, 'verificationGasLimit', UINT128, gas) ?? 0n,
+    preVerificationGas: quantity(raw, 'preVerificationGas', UINT256, gas) ?? 0n,
+    maxFeePerGas: quantity(raw, 'maxFeePerGas', UINT128, gas) ?? 0n,
+    maxPriorityFeePerGas: quantity(raw, 'maxPriorityFeePerGas', UINT128, gas) ?? 0n,
     signature: data(raw, 'signature')!,
   };
   if (factory) {
@@ -130,8 +138,8 @@ export function parseUserOperationV07(value: unknown, mode: ParseMode): UserOper
   }
   if (paymaster) {
     op.paymaster = paymaster;
-    op.paymasterVerificationGasLimit = quantity(raw, 'paymasterVerificationGasLimit', MAX_UINT128, gas) ?? 0n;
-    op.paymasterPostOpGasLimit = quantity(raw, 'paymasterPostOpGasLimit', MAX_UINT128, gas) ?? 0n;
+    op.paymasterVerificationGasLimit = quantity(raw, 'paymasterVerificationGasLimit', UINT128, gas) ?? 0n;
+    op.paymasterPostOpGasLimit = quantity(raw, 'paymasterPostOpGasLimit', UINT128, gas) ?? 0n;
     op.paymasterData = data(raw, 'paymasterData', false) ?? '0x';
   } else {
     for (const name of ['paymasterVerificationGasLimit', 'paymasterPostOpGasLimit', 'paymasterData']) {

@@ -29,7 +29,7 @@ import {
   type StakingParams,
 } from '../params.js';
 import { ENTRY_POINTS, SIMPLE_ACCOUNT_FACTORY_V06, SIMPLE_ACCOUNT_FACTORY_V07 } from './account-abstraction.js';
-import type { GenesisValidator, NetworkGenesis } from './genesis.js';
+import type { GenesisStakingParams, GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
 import type { PooledTx } from './pool.js';
 
@@ -124,6 +124,8 @@ export interface AppGenesis {
   gasLimit?: number;
   /** The bridge's external chain and the set its contract was deployed with; none: the bridge is inactive. */
   bridge?: BridgeGenesis;
+  /** Staking rules the genesis sets over the node's (the liveness window and threshold). */
+  staking?: GenesisStakingParams;
 }
 
 /** The app's genesis facts from a network genesis. */
@@ -135,6 +137,7 @@ export function appGenesis(genesis: NetworkGenesis): AppGenesis {
     chainId: genesis.spec.chainId,
     gasLimit: Number(genesis.spec.gasLimit),
     ...(genesis.bridge ? { bridge: bridgeGenesis(genesis) } : {}),
+    ...(genesis.staking ? { staking: genesis.staking } : {}),
   };
 }
 
@@ -182,7 +185,8 @@ export class ChainApp {
     rentParams: RentParams = defaultRentParams,
   ) {
     this.live = new LiveParams({
-      staking: stakingParams,
+      // The genesis's own staking rules (the liveness window and threshold) over the node's.
+      staking: { ...stakingParams, ...genesis.staking },
       compute: computeParams,
       governance: governanceParams,
       chain: { blockGasLimit: genesis.gasLimit ?? chainParams.blockGasLimit },
@@ -576,6 +580,15 @@ export class ChainApp {
   /** The chain id that signed messages commit to. */
   get chainId(): number {
     return this.genesis.chainId;
+  }
+
+  /** After a state sync restore replaced the head: every module's state, the live parameters and the supply are read again from it. */
+  restored(): void {
+    this.finalized = null;
+    this.decoded.clear();
+    this.modules.reload(this.chain);
+    this.modules.takeWrites();
+    this.supplyBeforeHeadBurn = readSupply(this.chain, this.genesis.supply);
   }
 
   /** A block that will not be written: every module forgets what it applied for it. */

@@ -55,3 +55,32 @@ export function firstBlockAtOrAfter(chain: Chain, timeMs: number): number {
   }
   return lo;
 }
+
+/** Blocks behind the head whose times give a network's expected block time. */
+export const EXPECTED_BLOCK_TIME_WINDOW = 100;
+
+/**
+ * The time a block is expected to take, whole milliseconds. A solo node seals at its configured
+ * block time; on a network (`measured`) CometBFT's rounds set the pace (its commit timeout plus
+ * proposal, votes and execution), so the chain's own average over the last
+ * EXPECTED_BLOCK_TIME_WINDOW blocks stands, and the configured time only until two blocks are.
+ */
+export function expectedBlockTimeMs(chain: Chain, configuredMs: number, measured: boolean): number {
+  const head = chain.head().number;
+  // Genesis's time is the network's definition, not a block's: blocks 1 and 2 are the first pair timed.
+  if (!measured || head < 2) return configuredMs;
+  const average = averageBlockTimeMs(blockWindowTimes(chain, Math.max(1, head - EXPECTED_BLOCK_TIME_WINDOW)));
+  return average > 0 ? average : configuredMs;
+}
+
+/** An epoch of `lengthBlocks` blocks at the expected block time, milliseconds (svc_getEpoch, the explorer's epoch). */
+export function epochDurationMs(chain: Chain, lengthBlocks: number, configuredMs: number, measured: boolean): number {
+  return lengthBlocks * expectedBlockTimeMs(chain, configuredMs, measured);
+}
+
+/** blockWindow without the transaction count: the blocks after `oldest` and the time they took. */
+function blockWindowTimes(chain: Chain, oldest: number): BlockWindow {
+  const head = chain.head();
+  if (head.number <= oldest) return { blocks: 0, ms: 0, transactions: 0 };
+  return { blocks: head.number - oldest, ms: head.timestampMs - (blockTimeMs(chain, oldest) ?? head.timestampMs), transactions: 0 };
+}

@@ -28,11 +28,17 @@
 //     "extraData": "0x…",                       optional, at most 32 bytes
 //     "alloc": { "0x<address>": { "balance": "…", "nonce": "…", "code": "0x…",
 //                                 "storage": { "0x<slot>": "0x<value>" } } },
+//                                 (or "initCode": "0x…" instead of "code": creation code that
+//                                 genesis runs at that address, its return the account's code: how
+//                                 `svc-node testnet init` places the ERC-4337 contracts)
 //     "validators": [ { "operator": "0x…", "moniker": "…", "selfStake": "…",   optional: the genesis
 //                       "commissionBps": 500, "maxCommissionBps": 2000,          validator set; their
 //                       "maxChangeBpsPerDay": 100,                               self stakes are minted
-//                       "consensusKey": "0x<32-byte Ed25519 key>" } ]            to the staking module;
-//   }                                                                            consensusKey: CometBFT networks
+//                       "consensusKey": "0x<32-byte Ed25519 key>" } ],           to the staking module;
+//                                                                                consensusKey: CometBFT networks
+//     "staking": { "signedBlocksWindow": 100,     optional: the downtime window (blocks) and the share of it
+//                  "minSignedPerWindowBps": 5000 } a validator must sign; governance may change both later
+//   }
 // Multicall3 is part of every svc network (dev tools expect it at its canonical address), so the
 // node adds it to a file's allocation unless the file allocates that address itself.
 import { readFileSync } from 'node:fs';
@@ -40,7 +46,7 @@ import type { GenesisAccount, GenesisSpec } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
 import { resolveCoinbase } from './coinbase.js';
 import type { BridgeConfig } from '../modules/bridge/types.js';
-import { bridge as bridgeParams, CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
+import { bridge as bridgeParams, CHAIN_ID, chain as chainParams, faucet, governableParam, system, type NetworkName } from '../params.js';
 import { checksumAddress, parseAddress } from './address.js';
 import { bundlerAccount, devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';
 import { FaucetKeyError } from './faucet-key.js';
@@ -217,7 +223,18 @@ export interface NetworkGenesis {
   validators: GenesisValidator[];
   /** The external chain the bridge module connects to (docs/bridge.md); none: the bridge is inactive. */
   bridge?: GenesisBridge;
+  /** Staking rules the genesis sets instead of params.staking's (the liveness window and threshold); governance may change them later. */
+  staking?: GenesisStakingParams;
 }
+
+/** The staking parameters a genesis may set: the downtime window and the share of it a validator must sign. */
+export interface GenesisStakingParams {
+  signedBlocksWindow?: number;
+  minSignedPerWindowBps?: number;
+}
+
+/** The keys of a genesis's "staking" object. */
+const GENESIS_STAKING_KEYS = ['signedBlocksWindow', 'minSignedPerWindowBps'] as const;
 
 /** A genesis's "bridge": the external chain, SvcBridge's address there (lowercase), confirmations, its deployment block. */
 export type GenesisBridge = BridgeConfig;
@@ -233,7 +250,7 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
     throw new GenesisFileError(source, reason);
   };
   if (!isObject(json)) return fail('expected a JSON object');
-  const known = new Set(['chainId', 'timestamp', 'gasLimit', 'baseFeePerGas', 'coinbase', 'extraData', 'alloc', 'validators', 'bridge']);
+  const known = new Set(['chainId', 'timestamp', 'gasLimit', 'baseFeePerGas', 'coinbase', 'extraData', 'alloc', 'validators', 'bridge', 'staking']);
   for (const key of Object.keys(json)) if (!known.has(key)) fail(`unknown field "${key}"`);
 
   const chainId = quantity(json.chainId, 'chainId', fail, true);
@@ -266,6 +283,7 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
   alloc.push(...systemAccounts(validators));
   const bridge = json.bridge === undefined ? undefined : genesisBridge(json.bridge, Number(chainId), fail);
   if (bridge && validators.length === 0) fail('"bridge" needs "validators": the bridged set is the genesis validators');
+  const staking = json.staking === undefined ? undefined : genesisStaking(json.staking, fail);
 
   return {
     spec: {
@@ -279,7 +297,22 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
     },
     validators,
     ...(bridge ? { bridge } : {}),
+    ...(staking ? { staking } : {}),
   };
+}
+
+/** A genesis's "staking": each value a whole number within the range governance may set it to (params.governable). */
+function genesisStaking(value: unknown, fail: Fail): GenesisStakingParams {
+  if (!isObject(value)) return fail('"staking" must be an object');
+  const out: { -readonly [K in keyof GenesisStakingParams]: number } = {};
+  for (const key of Object.keys(value)) {
+    if (!(GENESIS_STAKING_KEYS as readonly string[]).includes(key)) fail(`staking: unknown field "${key}" (a genesis may set ${GENESIS_STAKING_KEYS.join(', ')})`);
+    const range = governableParam(`staking.${key}`)!;
+    const v = value[key];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || BigInt(v) < range.min || BigInt(v) > range.max) fail(`staking.${key} must be a whole number in [${range.min}, ${range.max}]`);
+    out[key as keyof GenesisStakingParams] = v as number;
+  }
+  return out;
 }
 
 function genesisBridge(value: unknown, svcChainId: number, fail: Fail): GenesisBridge {
@@ -380,11 +413,13 @@ type Fail = (reason: string) => never;
 function allocEntry(addr: Buffer, entry: unknown, where: string, fail: Fail): GenesisAccount {
   if (!isObject(entry)) return fail(`${where} must be an object`);
   for (const key of Object.keys(entry)) {
-    if (!['balance', 'nonce', 'code', 'storage'].includes(key)) fail(`${where}: unknown field "${key}"`);
+    if (!['balance', 'nonce', 'code', 'storage', 'initCode'].includes(key)) fail(`${where}: unknown field "${key}"`);
   }
+  if (entry.code !== undefined && entry.initCode !== undefined) fail(`${where}: give "code" or "initCode", not both`);
   const account: GenesisAccount = { address: addr, balance: quantity(entry.balance ?? 0, `${where}.balance`, fail, false) };
   if (entry.nonce !== undefined) account.nonce = quantity(entry.nonce, `${where}.nonce`, fail, false);
   if (entry.code !== undefined) account.code = hexBytes(entry.code, `${where}.code`, fail);
+  if (entry.initCode !== undefined) account.initCode = hexBytes(entry.initCode, `${where}.initCode`, fail);
   if (entry.storage !== undefined) {
     if (!isObject(entry.storage)) fail(`${where}.storage must be an object of slot -> value`);
     account.storage = Object.entries(entry.storage as Record<string, unknown>)

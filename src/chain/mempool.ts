@@ -1,5 +1,7 @@
 // The transaction pool: admission with geth's checks and error texts, pending/queued per sender,
-// fee-ordered selection for the block builder, and cleanup after each block.
+// fee-ordered selection for the block builder, and cleanup after each block. A submitted
+// transaction is held but not offered to blocks until the journal has it; when the journal write
+// fails it leaves the pool again, so a transaction answered with an error is never mined.
 // Every lookup is keyed by latin1 strings of the raw bytes, so admission costs O(1) map work
 // besides the native decode (signature recovery dominates).
 import type { Chain, DecodedTx, DecodeOutcome, ProducedBlock } from '../native/index.js';
@@ -46,7 +48,14 @@ class PoolEntry implements PooledTx {
     readonly account: SenderAccount,
     /** gasLimit * maxFeePerGas + value: the most the transaction can take from the sender. */
     readonly cost: bigint,
+    /** Journaled (or admitted without a journal): until then it is held but not offered to blocks. */
+    public durable: boolean,
+    /** The transaction this one replaced (same sender and nonce): the latest journaled one down this chain comes back if this one's journal write fails. */
+    public replaced: PoolEntry | undefined,
   ) {}
+
+  /** The journal write failed: the caller heard an error and the entry left the pool. */
+  failed = false;
 }
 
 /** One sender's transactions by nonce; those from `stateNonce` up to `nextNonce` are pending, the rest queued. */
@@ -149,14 +158,14 @@ export class Mempool implements MempoolApi {
    * Admit a transaction and journal it; resolves with its hash once the journal holds it. The
    * transactions submitted in one event-loop turn are decoded and their senders recovered together,
    * off the JS thread (chain.decodeTransactions), then admitted in the order they were submitted.
+   * Until the journal holds it the transaction is not offered to blocks (selectForBlock); when the
+   * write fails it leaves the pool (see unwind) and the promise rejects with PoolJournalError.
    */
   async submit(raw: Buffer): Promise<Buffer> {
     this.checkSize(raw);
-    const hash = await new Promise<Buffer>((resolve, reject) => {
+    return new Promise<Buffer>((resolve, reject) => {
       if (this.toDecode.push({ raw, resolve, reject }) === 1) setImmediate(() => this.decodeBatch());
     });
-    await this.journal?.append(raw);
-    return hash;
   }
 
   private decodeBatch(): void {
@@ -178,14 +187,56 @@ export class Mempool implements MempoolApi {
       if (this.chain.head().number !== headAtDecode) this.refreshSenderState(outcomes);
       for (const [i, b] of batch.entries()) {
         const { tx, error } = outcomes[i]!;
+        let entry: PoolEntry;
         try {
           if (tx === undefined) throw new TxPoolError(error ?? 'transaction could not be decoded');
-          b.resolve(this.admit(b.raw, tx));
+          entry = this.admit(b.raw, tx, this.journal === undefined);
         } catch (err) {
           b.reject(err);
+          continue;
         }
+        // Appended in the same turn as the admission: a rewrite of the journal (which snapshots the
+        // pool) then always finds the record among the appends it answers.
+        if (this.journal === undefined) b.resolve(entry.tx.hash);
+        else this.journal.append(b.raw).then(() => b.resolve(this.journaled(entry)), (err: unknown) => b.reject(this.unwind(entry, err)));
       }
     });
+  }
+
+  /** The journal holds the entry: blocks may take it, and it is announced. */
+  private journaled(entry: PoolEntry): Buffer {
+    entry.durable = true;
+    entry.replaced = undefined;
+    if (this.byHash.get(entry.key) === entry) this.events.emit('pendingTransaction', entry.tx.hash);
+    return entry.tx.hash;
+  }
+
+  /**
+   * The journal could not hold the entry: it leaves the pool (never offered to a block meanwhile),
+   * a journaled transaction it replaced comes back, and the sender's pending run is recounted, so
+   * its later nonces wait (queued) for the gap to be filled again. Returns the error for the caller.
+   */
+  private unwind(entry: PoolEntry, err: unknown): unknown {
+    entry.failed = true;
+    if (this.byHash.get(entry.key) !== entry) return err;
+    const account = entry.account;
+    const before = account.pending;
+    this.detach(entry);
+    // The latest replaced transaction that the journal holds (one whose own write failed cannot come back).
+    let old = entry.replaced;
+    while (old && (!old.durable || old.failed)) old = old.replaced;
+    entry.replaced = undefined;
+    const nonce = entry.tx.nonce;
+    if (old && nonce >= account.stateNonce && !account.txs.has(nonce) && !this.byHash.has(old.key)) {
+      account.txs.set(nonce, old);
+      account.spent += old.cost;
+      this.byHash.set(old.key, old);
+    }
+    account.nextNonce = account.stateNonce;
+    account.extendRun();
+    this.recount(account, before);
+    this.forgetIfEmpty(account);
+    return err;
   }
 
   /** Sets each decoded transaction's sender nonce and balance to the head's. */
@@ -214,7 +265,7 @@ export class Mempool implements MempoolApi {
     } catch (err) {
       throw new TxPoolError(err instanceof Error ? err.message : String(err), { cause: err });
     }
-    return this.admit(raw, tx);
+    return this.admit(raw, tx, true).tx.hash;
   }
 
   /** A chain rule the pool applies besides its own (the app's: a dormant account neither sends nor is called); null admits. */
@@ -225,8 +276,11 @@ export class Mempool implements MempoolApi {
     this.chainRule = rule;
   }
 
-  /** The pool's rules for a decoded transaction; adds it or throws TxPoolError with geth's text. */
-  private admit(raw: Buffer, tx: DecodedTx): Buffer {
+  /**
+   * The pool's rules for a decoded transaction; adds it or throws TxPoolError with geth's text. A
+   * `durable` entry is offered to blocks and announced at once; else once the journal holds it.
+   */
+  private admit(raw: Buffer, tx: DecodedTx, durable: boolean): PoolEntry {
     const limits = this.limits;
     if (tx.chainId === null) throw new TxPoolError('only replay-protected (EIP-155) transactions allowed over RPC');
     if (tx.chainId !== this.chainId) throw new TxPoolError('invalid chain id for signer');
@@ -288,14 +342,14 @@ export class Mempool implements MempoolApi {
     if (replaced) this.detach(replaced);
     if (stateNonce > sender.stateNonce) this.dropBelow(sender, stateNonce);
     sender.lastActivity = now;
-    const entry = new PoolEntry(raw, tx, now, this.arrivals++, key, sender, cost);
+    const entry = new PoolEntry(raw, tx, now, this.arrivals++, key, sender, cost, durable, durable ? undefined : replaced);
     sender.txs.set(tx.nonce, entry);
     sender.spent += cost;
     this.byHash.set(key, entry);
     sender.extendRun();
     this.recount(sender, before);
-    this.events.emit('pendingTransaction', tx.hash);
-    return tx.hash;
+    if (durable) this.events.emit('pendingTransaction', tx.hash);
+    return entry;
   }
 
   pendingNonce(address: Buffer): bigint {
@@ -352,14 +406,14 @@ export class Mempool implements MempoolApi {
 
   /**
    * Executable transactions for the next block: across senders by effective tip (highest first,
-   * then earliest admitted), within a sender in nonce order; a sender's run stops at a gap or at a
-   * transaction whose fee cap is below `baseFee`.
+   * then earliest admitted), within a sender in nonce order; a sender's run stops at a gap, at a
+   * transaction whose fee cap is below `baseFee`, or at one the journal does not hold yet.
    */
   selectForBlock(baseFee: bigint, maxTxs: number): PooledTx[] {
     const heap = new TipHeap<Candidate>(candidateBefore);
     for (const account of this.executable) {
       const first = account.txs.get(account.stateNonce);
-      if (first && first.tx.maxFeePerGas >= baseFee) heap.push({ entry: first, tip: effectiveTip(first.tx, baseFee) });
+      if (first && first.durable && first.tx.maxFeePerGas >= baseFee) heap.push({ entry: first, tip: effectiveTip(first.tx, baseFee) });
     }
     const selected: PooledTx[] = [];
     while (selected.length < maxTxs) {
@@ -370,7 +424,7 @@ export class Mempool implements MempoolApi {
       const nonce = best.entry.tx.nonce + 1n;
       if (nonce >= account.nextNonce) continue;
       const next = account.txs.get(nonce);
-      if (next && next.tx.maxFeePerGas >= baseFee) heap.push({ entry: next, tip: effectiveTip(next.tx, baseFee) });
+      if (next && next.durable && next.tx.maxFeePerGas >= baseFee) heap.push({ entry: next, tip: effectiveTip(next.tx, baseFee) });
     }
     return selected;
   }

@@ -2,7 +2,9 @@
 // and fsync'd before its hash is answered, so that a crash loses no acknowledged transaction; on
 // start the journal is replayed into the pool. Appends made in one event-loop turn share one write
 // and one fsync (group commit); the file is rewritten with only the pool's transactions after
-// blocks (write-temp, fsync, rename, fsync the directory), which keeps it bounded.
+// blocks (write-temp, fsync, rename, fsync the directory), which keeps it bounded. A failed append
+// is answered as an error and the pool drops what it failed for (chain/mempool.ts); while appends
+// fail the journal reports itself failing (health, node info) until a write succeeds again.
 //
 // Format: an 8-byte magic, then records of [u32 BE length][first 4 bytes of SHA-256 of the
 // payload][payload = the raw signed transaction]. A record cut short at the end of the file (a write
@@ -12,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
 import type { Chain } from '../native/index.js';
 import { mempool as poolParams } from '../params.js';
 import { AlreadyKnownError, TxPoolError } from './pool.js';
@@ -21,7 +24,7 @@ import { SvcError } from '../errors.js';
 export const JOURNAL_MAGIC = Buffer.from('svcpool1', 'latin1');
 const HEADER_BYTES = 8;
 
-/** Raised to the caller of append when the journal could not be written (the transaction stays in the pool). */
+/** Raised to the caller of append when the journal could not be written (the pool then drops the transaction). */
 export class PoolJournalError extends SvcError {
   override readonly name = 'PoolJournalError';
   override readonly code = 'POOL_JOURNAL';
@@ -78,8 +81,27 @@ interface Waiter {
   reject(err: Error): void;
 }
 
+/** Whether transactions can be journaled now (health checks, svc_getNodeInfo, /metrics). */
+export interface JournalHealth {
+  /** 'failing' from a failed append until a write (append or rewrite) succeeds again. */
+  status: 'ok' | 'failing';
+  /** The failed write's error (e.g. "ENOSPC: no space left on device, write"), or null. */
+  reason: string | null;
+  /** When the failure began (milliseconds since the epoch), or null. */
+  since: number | null;
+  /** Failed writes since then. */
+  failures: number;
+}
+
+/** What health checks read of the journal. */
+export interface JournalHealthSource {
+  health(): JournalHealth;
+  /** Why transactions cannot be journaled ("transaction journal: ENOSPC: ..."), or null when they can. */
+  problem(): string | null;
+}
+
 /** The journal file of one node; one instance owns the file. */
-export class PoolJournal {
+export class PoolJournal implements JournalHealthSource {
   /** Records waiting for the next write, and the callers waiting on them. */
   private batch: Buffer[] = [];
   private waiters: Waiter[] = [];
@@ -95,6 +117,12 @@ export class PoolJournal {
   /** Records appended since the last rewrite, or a pool that was not empty then: a rewrite would change something. */
   private changedSinceRewrite: boolean;
   private closed = false;
+  /** The current run of failed writes, or null while writes succeed. */
+  private failure: { reason: string; since: number; failures: number } | null = null;
+  /** When a rewrite was last tried as a probe while failing (see compactIfDue). */
+  private lastProbeAt = 0;
+  /** A failed append could not be cut back (its error): the file may end in garbage, so nothing is appended until a rewrite replaces it. */
+  private needsRewrite: string | null = null;
 
   private constructor(
     readonly file: string,
@@ -103,6 +131,7 @@ export class PoolJournal {
     entries: number,
     head: number,
     private readonly log: Logger,
+    private readonly now: () => number,
   ) {
     this.size = size;
     this.lastRewriteBytes = size;
@@ -115,7 +144,13 @@ export class PoolJournal {
    * moved aside, its readable records kept), then write a fresh file with `restore(records)`: the
    * transactions the pool took back, so that refused ones are not replayed again.
    */
-  static async open(dataDir: string, head: number, log: Logger, restore: (records: Buffer[]) => Buffer[]): Promise<PoolJournal> {
+  static async open(
+    dataDir: string,
+    head: number,
+    log: Logger,
+    restore: (records: Buffer[]) => Buffer[],
+    now: () => number = Date.now,
+  ): Promise<PoolJournal> {
     const file = path.join(dataDir, poolParams.journalFile);
     let data: Buffer | undefined;
     try {
@@ -133,10 +168,19 @@ export class PoolJournal {
     const kept = restore(contents.records);
     const bytes = await writeDurably(file, kept);
     const handle = await open(file, 'a');
-    return new PoolJournal(file, handle, bytes, kept.length, head, log);
+    return new PoolJournal(file, handle, bytes, kept.length, head, log, now);
   }
 
-  /** Append one acknowledged transaction; resolves once it is on disk (fsync'd). */
+  health(): JournalHealth {
+    const f = this.failure;
+    return f === null ? { status: 'ok', reason: null, since: null, failures: 0 } : { status: 'failing', reason: f.reason, since: f.since, failures: f.failures };
+  }
+
+  problem(): string | null {
+    return this.failure === null ? null : `transaction journal: ${this.failure.reason} (transactions are refused until a write succeeds)`;
+  }
+
+  /** Append one transaction; resolves once it is on disk (fsync'd), rejects with PoolJournalError when the write failed. */
   append(raw: Buffer): Promise<void> {
     if (this.closed) return Promise.reject(new PoolJournalError('the journal is closed'));
     this.batch.push(encodeRecord(raw));
@@ -154,13 +198,18 @@ export class PoolJournal {
 
   /**
    * After a block: rewrite the file with `entries()` (the pool's transactions) every
-   * journalCompactBlocks blocks when something changed, or sooner when appends outgrew the last rewrite.
+   * journalCompactBlocks blocks when something changed, or sooner when appends outgrew the last
+   * rewrite. While appends fail, a rewrite is tried after a block at most every journalProbeMs: it
+   * is the write that tells when the disk takes writes again, with no transaction waiting on it.
    */
   compactIfDue(head: number, entries: () => Buffer[]): Promise<void> {
     if (this.closed) return Promise.resolve();
     const grown = this.appendedSinceRewrite >= poolParams.journalCompactBytes && this.appendedSinceRewrite > this.lastRewriteBytes;
     const due = head - this.lastRewriteBlock >= poolParams.journalCompactBlocks && this.changedSinceRewrite;
-    if (!grown && !due) return Promise.resolve();
+    const now = this.now();
+    const probe = (this.failure !== null || this.needsRewrite !== null) && now - this.lastProbeAt >= poolParams.journalProbeMs;
+    if (!grown && !due && !probe) return Promise.resolve();
+    if (probe) this.lastProbeAt = now;
     this.lastRewriteBlock = head;
     // A failed rewrite is logged and keeps the old file; a later block tries again.
     return this.serially(() => this.rewrite(entries)).catch(() => undefined);
@@ -189,22 +238,55 @@ export class PoolJournal {
     if (waiters.length === 0) return;
     this.batch = [];
     this.waiters = [];
+    if (this.needsRewrite !== null) {
+      const reason = `the file could not be cut back after a failed write (${this.needsRewrite}); waiting for a rewrite`;
+      const failure = new PoolJournalError(reason);
+      this.failed(reason, records.length);
+      for (const w of waiters) w.reject(failure);
+      return;
+    }
     const bytes = Buffer.concat(records);
     try {
       await writeAll(this.handle, bytes);
       await this.handle.datasync();
     } catch (err) {
-      // Cut a partial write back so that later records do not follow garbage.
-      await this.handle.truncate(this.size).catch(() => undefined);
+      // Cut a partial write back so that later records do not follow garbage (and a record whose
+      // caller hears of the failure is not replayed after a crash).
+      await this.handle.truncate(this.size).catch((cut: unknown) => {
+        this.needsRewrite = (err as Error).message;
+        this.log.error({ err: cut, file: this.file }, 'transaction journal: a failed append could not be cut back; appends wait for a rewrite');
+      });
       const failure = new PoolJournalError((err as Error).message, { cause: err });
-      this.log.error({ err, file: this.file, records: records.length }, 'transaction journal: append failed');
+      this.failed((err as Error).message, records.length, err);
       for (const w of waiters) w.reject(failure);
       return;
     }
     this.size += bytes.length;
     this.appendedSinceRewrite += bytes.length;
     this.changedSinceRewrite = true;
+    this.succeeded('append');
     for (const w of waiters) w.resolve();
+  }
+
+  /** A write failed: the first failure of a run is logged at error, the rest at debug. */
+  private failed(reason: string, records: number, err?: unknown): void {
+    if (this.failure === null) {
+      this.failure = { reason, since: this.now(), failures: 1 };
+      this.lastProbeAt = this.now();
+      this.log.error({ err, file: this.file, records }, 'transaction journal: append failed; transactions are refused until a write succeeds');
+      return;
+    }
+    this.failure.reason = reason;
+    this.failure.failures += 1;
+    this.log.debug({ err, file: this.file, records, failures: this.failure.failures }, 'transaction journal: append failed');
+  }
+
+  /** A write succeeded: a run of failures ends (logged once). */
+  private succeeded(write: 'append' | 'rewrite'): void {
+    const f = this.failure;
+    if (f === null) return;
+    this.failure = null;
+    this.log.warn({ file: this.file, write, failures: f.failures, failingMs: this.now() - f.since, reason: f.reason }, 'transaction journal: writes succeed again');
   }
 
   /** Replace the file with `entries()`; appends waiting at that moment are in the snapshot and are answered with it. */
@@ -222,7 +304,11 @@ export class PoolJournal {
       this.batch = records.concat(this.batch);
       this.waiters = waiters.concat(this.waiters);
       void this.serially(() => this.flush());
-      this.log.error({ err, file: this.file }, 'transaction journal: rewrite failed (the old file is kept)');
+      if (this.failure === null) this.log.error({ err, file: this.file }, 'transaction journal: rewrite failed (the old file is kept)');
+      else {
+        this.failure.reason = (err as Error).message;
+        this.log.debug({ err, file: this.file }, 'transaction journal: rewrite failed while appends fail (the old file is kept)');
+      }
       throw err;
     }
     const old = this.handle;
@@ -232,9 +318,38 @@ export class PoolJournal {
     this.lastRewriteBytes = bytes;
     this.appendedSinceRewrite = 0;
     this.changedSinceRewrite = kept.length > 0;
+    this.needsRewrite = null;
+    this.succeeded('rewrite');
     for (const w of waiters) w.resolve();
     this.log.debug({ file: this.file, transactions: kept.length, bytes }, 'transaction journal rewritten');
   }
+}
+
+/** Characters of the journal's error kept in the failing gauge's label. */
+const FAILURE_REASON_LABEL_CHARS = 200;
+
+/** The journal's health, read on scrape: failing or not (labelled with the error), and failed writes in the run. */
+export function registerJournalMetrics(registry: Registry, journal: JournalHealthSource): void {
+  const registers = [registry];
+  new Gauge({
+    name: 'svc_transaction_journal_failing',
+    help: 'Whether submitted transactions cannot be journaled (and are refused): 1 from a failed append until a write succeeds, labelled with its error',
+    labelNames: ['reason'] as const,
+    registers,
+    collect() {
+      const h = journal.health();
+      this.reset();
+      this.set({ reason: (h.reason ?? '').slice(0, FAILURE_REASON_LABEL_CHARS) }, h.status === 'failing' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'svc_transaction_journal_failed_writes',
+    help: 'Failed journal writes in the current run of failures (0 while writes succeed)',
+    registers,
+    collect() {
+      this.set(journal.health().failures);
+    },
+  });
 }
 
 /** First 4 bytes of SHA-256: detects a damaged record (available on every supported Node, unlike zlib.crc32). */

@@ -1,6 +1,7 @@
 // Replay: rebuild a chain from its block data alone in a fresh data dir, checking every block's
 // hash and state root. Each stored block's inputs (header fields its proposer chose and its
-// transactions) go through the same steps a consensus engine calls — processProposal,
+// transactions, and for a CometBFT chain what CometBFT decided about it: its last commit and
+// evidence, stored as system messages) go through the same steps a consensus engine calls — processProposal,
 // finalizeBlock, commit — on the parent state that the replay itself built, so any state that did
 // not come from block data (or a block whose outcome was altered) shows as a different root.
 import { existsSync, readdirSync } from 'node:fs';
@@ -94,7 +95,8 @@ export async function replayChain(o: ReplayOptions): Promise<ReplayResult> {
         timestampMs: inputs.head.timestampMs,
         coinbase: inputs.coinbase,
         extraData: inputs.extraData,
-        // Blocks do not carry their signatures yet: a solo chain's only signer is its proposer.
+        // A CometBFT block carries its decided last commit among its messages, which liveness
+        // counts; a solo block carries none, and its only signer is its proposer.
         signers: [inputs.coinbase],
         txs: inputs.txs,
         messages: inputs.messages,

@@ -38,8 +38,16 @@ export interface StartFlags {
   consensus?: 'solo' | 'cometbft';
   cometbftHome?: string;
   abciAddr?: string;
+  snapshotInterval?: number;
+  snapshotKeep?: number;
+  stateSyncRpc?: string;
+  stateSyncTrustHeight?: number;
+  stateSyncTrustHash?: string;
   rpcRateLimit: number;
   rateLimitLoopbackExempt?: boolean;
+  rpcGasCap?: number;
+  rpcEvmTimeoutMs?: number;
+  rpcMaxResponseBytes?: number;
   httpReadTimeoutMs: number;
   httpWriteTimeoutMs: number;
   httpIdleTimeoutMs: number;
@@ -137,12 +145,48 @@ export function addStartOptions(cmd: Command): Command {
         .argParser(nonEmpty)
         .env('SVC_ABCI_ADDR'),
     )
+    .addOption(
+      new Option('--snapshot-interval <blocks>', '--consensus cometbft: take a state sync snapshot every this many blocks (0: none)')
+        .argParser(integerIn(0, Number.MAX_SAFE_INTEGER))
+        .default(1000)
+        .env('SVC_SNAPSHOT_INTERVAL'),
+    )
+    .addOption(new Option('--snapshot-keep <n>', '--consensus cometbft: state sync snapshots kept').argParser(integerIn(1, 1000)).default(2).env('SVC_SNAPSHOT_KEEP'))
+    .addOption(
+      new Option('--state-sync-rpc <urls>', "--consensus cometbft: join by state sync from these CometBFT RPCs (comma-separated; the light client's witnesses) when the node is empty")
+        .argParser(nonEmpty)
+        .env('SVC_STATE_SYNC_RPC'),
+    )
+    .addOption(
+      new Option('--state-sync-trust-height <height>', '--state-sync-rpc: the height of a header you trust (with --state-sync-trust-hash); default: taken from the first RPC, which you then trust')
+        .argParser(integerIn(1, Number.MAX_SAFE_INTEGER))
+        .env('SVC_STATE_SYNC_TRUST_HEIGHT'),
+    )
+    .addOption(new Option('--state-sync-trust-hash <hash>', '--state-sync-rpc: the hash (hex) of the header at --state-sync-trust-height').argParser(nonEmpty).env('SVC_STATE_SYNC_TRUST_HASH'))
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info').env('SVC_LOG_LEVEL'))
     .addOption(
       new Option('--rpc-rate-limit <n>', 'JSON-RPC requests per second per IP (0 = off)')
         .argParser(integerIn(0, Number.MAX_SAFE_INTEGER))
         .default(rpcParams.rateLimitPerSecond)
         .env('SVC_RPC_RATE_LIMIT'),
+    )
+    .addOption(
+      new Option('--rpc-gas-cap <gas>', 'gas cap of eth_call, eth_estimateGas, eth_createAccessList, debug_traceCall and of a whole eth_simulateV1 (0 = none)')
+        .argParser(integerIn(0, Number.MAX_SAFE_INTEGER))
+        .default(rpcParams.gasCap)
+        .env('SVC_RPC_GAS_CAP'),
+    )
+    .addOption(
+      new Option('--rpc-evm-timeout-ms <ms>', 'how long those may run before they are stopped (0 = no limit)')
+        .argParser(integerIn(0, MAX_TIMER_MS))
+        .default(rpcParams.evmTimeoutMs)
+        .env('SVC_RPC_EVM_TIMEOUT_MS'),
+    )
+    .addOption(
+      new Option('--rpc-max-response-bytes <n>', 'most bytes of one JSON-RPC reply; larger ones get -32000 "response too large" (0 = no limit)')
+        .argParser(integerIn(0, Number.MAX_SAFE_INTEGER))
+        .default(rpcParams.maxResponseBytes)
+        .env('SVC_RPC_MAX_RESPONSE_BYTES'),
     )
     .addOption(
       new Option(
@@ -307,6 +351,9 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
     logLevel: flags.logLevel,
     rpcRateLimit: flags.rpcRateLimit,
     rateLimitExemptLoopback: exempt,
+    rpcGasCap: flags.rpcGasCap ?? rpcParams.gasCap,
+    rpcEvmTimeoutMs: flags.rpcEvmTimeoutMs ?? rpcParams.evmTimeoutMs,
+    rpcMaxResponseBytes: flags.rpcMaxResponseBytes ?? rpcParams.maxResponseBytes,
     httpReadTimeoutMs: flags.httpReadTimeoutMs,
     httpWriteTimeoutMs: flags.httpWriteTimeoutMs,
     httpIdleTimeoutMs: flags.httpIdleTimeoutMs,
@@ -318,6 +365,21 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cw
     throw new UsageError('--cometbft-home and --abci-addr are for --consensus cometbft');
   }
   if (flags.consensus === 'cometbft') config.cometbftHome = path.resolve(cwd, flags.cometbftHome ?? path.join(config.dataDir, 'cometbft'));
+  if (flags.consensus === 'cometbft') {
+    config.snapshotInterval = flags.snapshotInterval;
+    config.snapshotKeep = flags.snapshotKeep;
+  }
+  if (flags.stateSyncRpc !== undefined || flags.stateSyncTrustHeight !== undefined || flags.stateSyncTrustHash !== undefined) {
+    if (flags.consensus !== 'cometbft' || flags.stateSyncRpc === undefined) throw new UsageError('--state-sync-trust-height and --state-sync-trust-hash need --state-sync-rpc, which is for --consensus cometbft');
+    if ((flags.stateSyncTrustHeight === undefined) !== (flags.stateSyncTrustHash === undefined)) throw new UsageError('--state-sync-trust-height and --state-sync-trust-hash go together');
+    const rpcServers = flags.stateSyncRpc.split(',').map((u) => u.trim()).filter((u) => u !== '');
+    if (rpcServers.length === 0 || !rpcServers.every((u) => /^https?:\/\/[^\s,]+$/.test(u))) throw new UsageError('--state-sync-rpc must be http(s) URLs, comma-separated');
+    if (flags.stateSyncTrustHash !== undefined && !/^(0x)?[0-9a-fA-F]{64}$/.test(flags.stateSyncTrustHash)) throw new UsageError('--state-sync-trust-hash must be a 32-byte hex hash');
+    config.stateSync = {
+      rpcServers,
+      ...(flags.stateSyncTrustHeight !== undefined ? { trustHeight: flags.stateSyncTrustHeight, trustHash: flags.stateSyncTrustHash!.replace(/^0x/, '').toUpperCase() } : {}),
+    };
+  }
   if (flags.abciAddr !== undefined) {
     if (!/^(tcp:\/\/[^:]+:\d+|unix:\/\/.+)$/.test(flags.abciAddr)) throw new UsageError('--abci-addr must be tcp://host:port or unix://path');
     config.abciAddr = flags.abciAddr;

@@ -3,7 +3,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { FaucetKeyError } from '../chain/faucet-key.js';
 import path from 'node:path';
-import { GenesisFileError, GenesisUnavailableError, resolveGenesis, resolveNetworkGenesis } from '../chain/genesis.js';
+import { GenesisFileError, GenesisUnavailableError, resolveGenesis, resolveNetworkGenesis, type NetworkGenesis } from '../chain/genesis.js';
 import { resolveCoinbase, ValidatorAddressError } from '../chain/coinbase.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '../log.js';
 import { CHAIN_ID, type NetworkName } from '../params.js';
@@ -40,6 +40,7 @@ interface ReplayFlags {
   genesis?: string;
   validatorAddress?: string;
   faucetAddress?: string;
+  cometbftHome?: string;
   logLevel: LogLevel;
 }
 
@@ -52,7 +53,9 @@ async function replay(flags: ReplayFlags): Promise<void> {
     ...(flags.validatorAddress ? { validatorAddress: flags.validatorAddress } : {}),
     ...(flags.faucetAddress ? { faucetAddress: flags.faucetAddress } : {}),
   };
-  const genesis = resolveNetworkGenesis(config);
+  if (flags.cometbftHome && flags.genesis) throw new UsageError('--cometbft-home and --genesis both name a genesis: give one');
+  // A CometBFT chain's genesis is its CometBFT genesis.json's app_state, as `svc-node start --consensus cometbft` reads it.
+  const genesis = flags.cometbftHome ? await cometbftGenesis(path.resolve(flags.cometbftHome), config.chainId) : resolveNetworkGenesis(config);
   const log = createLogger(flags.logLevel);
   const { replayChain } = await import('../chain/replay.js');
   const started = Date.now();
@@ -75,6 +78,11 @@ async function replay(flags: ReplayFlags): Promise<void> {
     `replayed ${result.blocks} blocks in ${seconds.toFixed(1)} s: every hash and state root matches\n` +
       `head ${result.head.number} 0x${result.head.hash.toString('hex')} state root 0x${result.head.stateRoot.toString('hex')}\n`,
   );
+}
+
+async function cometbftGenesis(home: string, chainId: number): Promise<NetworkGenesis> {
+  const [{ readCometGenesis }, { cometAppGenesis }] = await Promise.all([import('../consensus/cometbft/home.js'), import('../node.js')]);
+  return cometAppGenesis(readCometGenesis(home), chainId);
 }
 
 async function printVersion(): Promise<void> {
@@ -110,6 +118,7 @@ function buildProgram(): Command {
     .addOption(new Option('--genesis <file>', 'genesis file the chain was started with').env('SVC_GENESIS'))
     .addOption(new Option('--validator-address <address>', "testnet: the built-in genesis's validator").env('SVC_VALIDATOR_ADDRESS'))
     .addOption(new Option('--faucet-address <address>', "testnet: the built-in genesis's faucet").env('SVC_FAUCET_ADDRESS'))
+    .addOption(new Option('--cometbft-home <dir>', "a CometBFT chain: the CometBFT home whose genesis.json (its app_state) the chain was started with"))
     .addOption(new Option('--log-level <level>', 'log level').choices([...LOG_LEVELS]).default('info'))
     .action((flags: ReplayFlags) => replay(flags));
   program

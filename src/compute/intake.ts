@@ -77,7 +77,6 @@ function field<T>(o: Record<string, unknown>, name: string, check: (v: unknown) 
   return v;
 }
 
-const isString = (v: unknown): v is string => typeof v === 'string';
 const hexBytes = (n: number) => (v: unknown): v is string => typeof v === 'string' && new RegExp(`^0x[0-9a-fA-F]{${2 * n}}$`).test(v);
 const anyHex = (v: unknown): v is string => typeof v === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(v);
 const safeUint = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -286,7 +285,7 @@ export class ComputeIntake {
     const miner = lower(field(o, 'miner', hexBytes(20), 'a 20-byte 0x address')) as Address;
     const publicKey = lower(field(o, 'public_key', hexBytes(32), 'a 32-byte 0x Ed25519 public key'));
     const taskId = lower(field(o, 'task_id', hexBytes(32), 'a 32-byte 0x task id'));
-    const modelId = field(o, 'model_id', isString, 'a model id such as svc-embed-small@v1.0');
+    const modelId = field(o, 'model_id', modelIdOk, 'a model id such as svc-embed-small@v1.0');
     const inHash = lower(field(o, 'input_hash', hexBytes(32), 'a 32-byte 0x BLAKE3 hash'));
     const outHash = lower(field(o, 'output_hash', hexBytes(32), 'a 32-byte 0x BLAKE3 hash'));
     const quantized = lower(field(o, 'quantized', anyHex, '0x hex of the int8 output'));

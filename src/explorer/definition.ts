@@ -54,6 +54,12 @@ export interface RouteDef {
   params?: ParamDef[];
   /** JSON request body, when the route takes one. */
   body?: Schema;
+  /**
+   * Only requests with `Content-Type: application/json` reach the route (415 otherwise, before the
+   * body is read): a browser posts a form or text/plain across origins without a CORS preflight,
+   * never JSON, so another site cannot make a visitor's browser call it.
+   */
+  jsonOnly?: boolean;
   /** Schema of `data` in the success envelope. */
   response: Schema;
   /** Status of a success (default 200). */

@@ -67,6 +67,14 @@ export class PayloadTooLargeError extends ExplorerError {
   }
 }
 
+/** 415: the route takes JSON only (`Content-Type: application/json`). */
+export class UnsupportedMediaTypeError extends ExplorerError {
+  override name = 'UnsupportedMediaTypeError';
+  constructor(message: string) {
+    super(415, message);
+  }
+}
+
 export class TooManyRequestsError extends ExplorerError {
   override name = 'TooManyRequestsError';
   constructor(message: string, headers: Record<string, string>) {

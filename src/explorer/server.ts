@@ -7,12 +7,22 @@ import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Dispatch, ExplorerServices, RouteDef, RouteModule } from './definition.js';
-import { ExplorerError, failure, PayloadTooLargeError, success, toJson, BadRequestError, RequestAbortedError, ServiceBusyError } from './envelope.js';
+import {
+  ExplorerError,
+  failure,
+  PayloadTooLargeError,
+  success,
+  toJson,
+  BadRequestError,
+  RequestAbortedError,
+  ServiceBusyError,
+  UnsupportedMediaTypeError,
+} from './envelope.js';
 import { clientOrigin, TrustedProxies } from '../net/client-ip.js';
 import { guardConnections, listenerLimits, serverOptions } from '../net/connection-guard.js';
 import { isLaneBusy } from '../native/index.js';
 import { openApiDocument } from './openapi.js';
-import { checkBody, parseParam } from './validate.js';
+import { checkBody, clip, parseParam } from './validate.js';
 
 export const API_PREFIX = '/api/v1';
 /** Largest JSON body accepted (Solidity standard JSON inputs for verification fit well within it). */
@@ -73,6 +83,14 @@ function failureAnswer(err: unknown, log: Logger, path: string): { status: numbe
   return { status: 500, headers: {}, error: 'internal error' };
 }
 
+/** 415 unless the request says its body is JSON (a route's `jsonOnly`). */
+function requireJson(ctx: Context): void {
+  const type = ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json') return;
+  const got = type === '' ? 'none' : `"${type.slice(0, 100)}"`;
+  throw new UnsupportedMediaTypeError(`Content-Type must be application/json (got ${got}): this route takes JSON bodies only`);
+}
+
 /** The raw path and query values of a request. */
 export interface RawInput {
   path: Record<string, string | undefined>;
@@ -89,6 +107,7 @@ export async function runRoute(
   body?: unknown,
 ): Promise<unknown> {
   const user = await services.access.admit(ctx, def);
+  if (def.jsonOnly) requireJson(ctx);
   const params: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
   for (const p of def.params ?? []) {
@@ -129,7 +148,7 @@ function makeDispatch(modules: RouteModule[], services: ExplorerServices, log: L
       try {
         url = new URL(target, 'http://explorer');
       } catch {
-        throw new BadRequestError(`not a path: ${target}`);
+        throw new BadRequestError(`not a path: ${clip(target)}`);
       }
       const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
       for (const r of routes) {

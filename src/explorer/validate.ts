@@ -9,6 +9,14 @@ function describe(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
 
+/** Longest client text a message repeats whole. */
+const ECHO_MAX = 66;
+
+/** A client's text (a member name, an argument) as a message may repeat it: whole when short, else cut with its length. */
+export function clip(text: string): string {
+  return text.length <= ECHO_MAX ? text : `${text.slice(0, 16)}… (${text.length} characters)`;
+}
+
 /** The first problem of `value` against `schema`, or null. `where` names the value in the message. */
 export function problem(schema: Schema, value: unknown, where: string): string | null {
   const type = schema.type as string | undefined;
@@ -53,7 +61,7 @@ export function problem(schema: Schema, value: unknown, where: string): string |
       const props = (schema.properties ?? {}) as Record<string, Schema>;
       for (const key of (schema.required ?? []) as string[]) if (own(key) === undefined) return `${where}.${key} is required`;
       if (schema.additionalProperties === false) {
-        for (const key of Object.keys(o)) if (!Object.hasOwn(props, key)) return `${where}.${key} is not allowed`;
+        for (const key of Object.keys(o)) if (!Object.hasOwn(props, key)) return `${where}.${clip(key)} is not allowed`;
       }
       for (const [key, sub] of Object.entries(props)) {
         if (own(key) === undefined) continue;
@@ -67,6 +75,9 @@ export function problem(schema: Schema, value: unknown, where: string): string |
   }
 }
 
+/** Longest path or query number read: 2^64 - 1 has 20 digits (a sign and a fraction may come with it). */
+const MAX_NUMBER_CHARACTERS = 24;
+
 /** Converts a path or query string to its declared type and checks it; absent optional params stay undefined. */
 export function parseParam(def: ParamDef, raw: string | undefined): unknown {
   if (raw === undefined || raw === '') {
@@ -76,6 +87,10 @@ export function parseParam(def: ParamDef, raw: string | undefined): unknown {
   let value: unknown = raw;
   const type = def.schema.type;
   if (type === 'integer' || type === 'number') {
+    // Refused by its length before it is read: no integer the API takes has more digits than 2^64.
+    if (raw.length > MAX_NUMBER_CHARACTERS) {
+      throw new BadRequestError(`${def.in} parameter "${def.name}" must be a number of at most ${MAX_NUMBER_CHARACTERS} characters`);
+    }
     value = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
     if (Number.isNaN(value)) throw new BadRequestError(`${def.in} parameter "${def.name}" must be a number`);
   } else if (type === 'boolean') {

@@ -14,7 +14,6 @@ import type * as Generated from './generated/core.js';
 export type {
   AccessListResult,
   AccountOverrideJs,
-  AccountProofJs,
   AccountState,
   BlockOverrideJs,
   CallOverridesJs,
@@ -78,7 +77,17 @@ export function isLaneBusy(err: unknown): err is Error {
 export type CoreAddon = typeof Generated;
 
 /** The codes the core addon gives its errors (svc-napi's `coded_error`); any other native error has none. */
-export type NativeErrorCode = 'STATE_UNAVAILABLE' | 'TRACE_OPTIONS' | 'TRACE_NOT_FOUND' | 'TRACE_UNAVAILABLE' | 'TRACE_LIMIT' | 'SIMULATE';
+export type NativeErrorCode =
+  | 'STATE_UNAVAILABLE'
+  | 'TRACE_OPTIONS'
+  | 'TRACE_NOT_FOUND'
+  | 'TRACE_UNAVAILABLE'
+  | 'TRACE_LIMIT'
+  | 'SIMULATE'
+  /** A call, estimate, access list or simulation ran past the RPC EVM timeout (geth's text). */
+  | 'EVM_TIMEOUT'
+  /** A reply written natively would pass the reply limit; writing stopped there. */
+  | 'RESPONSE_TOO_LARGE';
 
 /** An error of the core addon raised with a stable code: switch on `code`, never match the text. */
 export class NativeError extends SvcError {

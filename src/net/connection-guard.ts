@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { NodeConfig } from '../config.js';
 import { http as httpParams } from '../params.js';
 import { clientKey, isLoopback, TrustedProxies } from './client-ip.js';
+import { EDGE_HEADERS, EdgeServerResponse } from './edge-headers.js';
 
 export interface ListenerLimits {
   readTimeoutMs: number;
@@ -41,12 +42,13 @@ function checkIntervalMs(limits: ListenerLimits): number {
   return Math.max(10, Math.min(1_000, Math.floor(Math.min(limits.readTimeoutMs, limits.writeTimeoutMs) / 4)));
 }
 
-/** Options for http.createServer that enforce the read timeout (headers and body alike). */
+/** Options for http.createServer that enforce the read timeout (headers and body alike) and give every answer the edge headers. */
 export function serverOptions(limits: ListenerLimits): http.ServerOptions {
   return {
     headersTimeout: limits.readTimeoutMs,
     requestTimeout: limits.readTimeoutMs,
     connectionsCheckingInterval: checkIntervalMs(limits),
+    ServerResponse: EdgeServerResponse,
   };
 }
 
@@ -66,14 +68,14 @@ export type ErrorBody = (status: number, message: string) => string;
 /** How long a refused client has to read its 429 before its socket is cut. */
 const REFUSED_LINGER_MS = 1_000;
 
-/** A complete HTTP/1.1 response that closes the connection. */
-function closingResponse(status: number, body: string, headers: Record<string, string> = {}): string {
+/** A complete HTTP/1.1 response that closes the connection, written on a socket by hand (with the edge headers). */
+export function closingResponse(status: number, body: string, headers: Record<string, string> = {}): string {
   const lines = [
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}`,
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ...Object.entries({ ...EDGE_HEADERS, ...headers }).map(([k, v]) => `${k}: ${v}`),
   ];
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }

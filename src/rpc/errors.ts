@@ -4,6 +4,17 @@ import { requestTimeoutMessage, tooManyConnectionsMessage } from '../net/connect
 import { rpcErrorCode } from '../params.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 
+/** Longest client text an error message repeats whole (a 32-byte hash fits). */
+const ECHO_MAX = 66;
+
+/**
+ * A client's text (an object key, a tag, a method name) as an error message may repeat it: whole
+ * when short, else its first characters and its length, so that no answer echoes an unbounded input.
+ */
+export function clip(text: string): string {
+  return text.length <= ECHO_MAX ? text : `${text.slice(0, 16)}… (${text.length} characters)`;
+}
+
 /** The `error` member of a JSON-RPC response. */
 export interface RpcErrorObject {
   code: number;
@@ -92,7 +103,7 @@ export class MethodNotFoundError extends RpcError {
   override name = 'MethodNotFoundError';
   readonly method: string;
   constructor(method: string) {
-    super(rpcErrorCode.methodNotFound, `the method ${method} does not exist/is not available`);
+    super(rpcErrorCode.methodNotFound, `the method ${clip(method)} does not exist/is not available`);
     this.method = method;
   }
 }

@@ -21,6 +21,14 @@ export interface RpcContext {
   answerLater?: (answer: Promise<unknown>) => typeof ANSWER_LATER;
 }
 
+/**
+ * A result already written as JSON bytes (by the native side, on a lane thread, within the reply
+ * limit): the dispatcher puts it into the answer as it is, never parsing it into a JavaScript value.
+ */
+export class RawJson {
+  constructor(readonly bytes: Buffer) {}
+}
+
 /** What a method returns in place of an answer handed to `RpcContext.answerLater`. */
 export const ANSWER_LATER: unique symbol = Symbol('answer later');
 

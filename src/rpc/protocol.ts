@@ -4,6 +4,7 @@ import { rpc } from '../params.js';
 import {
   BatchTooLargeError,
   EmptyBatchError,
+  ExecutionError,
   InternalError,
   InvalidArgumentError,
   InvalidParamsError,
@@ -18,9 +19,9 @@ import {
   type RpcErrorObject,
 } from './errors.js';
 import { UNKNOWN_METHOD, type RpcMetrics } from './metrics.js';
-import { ANSWER_LATER, type Arg, type MethodTable, type RpcContext } from './method.js';
+import { ANSWER_LATER, RawJson, type Arg, type MethodTable, type RpcContext } from './method.js';
 import { InvalidValueError } from './validate.js';
-import { isLaneBusy } from '../native/index.js';
+import { isLaneBusy, NativeError } from '../native/index.js';
 
 /** A request id: the spec allows a string, a number or null (a null id is a real request and is answered). */
 export type RpcId = string | number | null;
@@ -28,6 +29,14 @@ export type RpcId = string | number | null;
 export type RpcResponse =
   | { jsonrpc: '2.0'; id: RpcId; result: unknown }
   | { jsonrpc: '2.0'; id: RpcId; error: RpcErrorObject };
+
+/** A serialized answer: text, or bytes when a result came as JSON bytes (RawJson). */
+export type Answer = string | Buffer;
+
+/** The -32000 answer to a reply past the limit (the text the native side gives too). */
+function tooLargeError(limit: number): ExecutionError {
+  return new ExecutionError(`response too large: the reply exceeds the limit of ${limit} bytes`);
+}
 
 /** A request body, read: answered already (bad JSON, bad batch), one message, or a batch of them. */
 export type Payload =
@@ -91,15 +100,20 @@ function decodeArgs(args: readonly Arg<unknown>[] | null, params: unknown): unkn
 
 /** Validates requests, runs methods from the table and shapes responses. */
 export class RpcDispatcher {
+  /** Most bytes of one answer (0: no limit). */
+  private readonly maxResponseBytes: number;
+
   constructor(
     private readonly table: MethodTable,
     private readonly ctx: RpcContext,
     private readonly metrics: RpcMetrics,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.maxResponseBytes = ctx.services.config.rpcMaxResponseBytes ?? rpc.maxResponseBytes;
+  }
 
   /** The serialized answer to a payload, or null when nothing is to be sent (notifications only). */
-  async respond(payload: Payload, client?: { ip: string }): Promise<string | null> {
+  async respond(payload: Payload, client?: { ip: string }): Promise<Answer | null> {
     if (payload.kind === 'rejected') return payload.body;
     const ctx = client === undefined ? this.ctx : { ...this.ctx, client };
     if (payload.kind === 'single') {
@@ -129,8 +143,8 @@ export class RpcDispatcher {
    * Answers a batch in order, one call after another as geth does, within the response size cap;
    * answers a method handed to answerLater (waiting on the pool journal) are filled in at the end.
    */
-  private async respondToBatch(messages: unknown[], ctx: RpcContext): Promise<string | null> {
-    const parts: string[] = [];
+  private async respondToBatch(messages: unknown[], ctx: RpcContext): Promise<Answer | null> {
+    const parts: Answer[] = [];
     type Settled = { result: unknown } | { error: unknown };
     const handed: Promise<Settled>[] = [];
     const later: { index: number; id: RpcId; method: string; answer: Promise<Settled> }[] = [];
@@ -162,14 +176,24 @@ export class RpcDispatcher {
       }
       const text = this.serialize(response);
       parts.push(text);
-      bytes += Buffer.byteLength(text);
+      bytes += typeof text === 'string' ? Buffer.byteLength(text) : text.length;
       if (bytes > rpc.maxBatchResponseBytes) tooLarge = true;
     }
     for (const { index, id, method, answer } of later) {
       const settled = await answer;
       parts[index] = this.serialize('error' in settled ? failure(id, this.toRpcError(settled.error, method)) : { jsonrpc: '2.0', id, result: settled.result });
     }
-    return parts.length === 0 ? null : `[${parts.join(',')}]`;
+    if (parts.length === 0) return null;
+    if (parts.every((p) => typeof p === 'string')) return `[${parts.join(',')}]`;
+    // Some answers are bytes: the batch is put together as bytes, its strings written once each.
+    const comma = Buffer.from(',');
+    const chunks: Buffer[] = [Buffer.from('[')];
+    parts.forEach((p, i) => {
+      if (i > 0) chunks.push(comma);
+      chunks.push(typeof p === 'string' ? Buffer.from(p) : p);
+    });
+    chunks.push(Buffer.from(']'));
+    return Buffer.concat(chunks);
   }
 
   private async call(id: RpcId, name: string, params: unknown, ctx: RpcContext): Promise<RpcResponse> {
@@ -193,17 +217,33 @@ export class RpcDispatcher {
     if (err instanceof RpcError) return err;
     // A native lane with a full queue: the node is busy with other readers, not broken.
     if (isLaneBusy(err)) return new LimitExceededError(err.message, undefined, { cause: err });
+    // The request's own limits (the RPC EVM timeout, the reply limit): the client's to heed, not a fault.
+    if (err instanceof NativeError && (err.code === 'EVM_TIMEOUT' || err.code === 'RESPONSE_TOO_LARGE')) return new ExecutionError(err.message);
     this.log.error({ err, method }, 'JSON-RPC method failed');
     return new InternalError(err instanceof Error ? err.message : String(err), { cause: err });
   }
 
-  private serialize(response: RpcResponse): string {
+  /**
+   * The answer as text, or as bytes around a result that came as JSON bytes. An answer past the
+   * reply limit becomes the -32000 "response too large" error (bytes made natively stop at it before).
+   */
+  private serialize(response: RpcResponse): Answer {
+    const limit = this.maxResponseBytes;
+    if ('result' in response && response.result instanceof RawJson) {
+      const { bytes } = response.result;
+      if (limit > 0 && bytes.length > limit) return JSON.stringify(failure(response.id, tooLargeError(limit)));
+      return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":`), bytes, Buffer.from('}')]);
+    }
+    let text: string;
     try {
-      return JSON.stringify(response);
+      text = JSON.stringify(response);
     } catch (err) {
       // A result that cannot be written (a bigint that escaped formatting) is a node fault, not the client's.
       this.log.error({ err }, 'JSON-RPC result could not be serialized');
       return JSON.stringify(failure(response.id, new InternalError('result could not be serialized')));
     }
+    // A UTF-8 byte is at most three UTF-16 units' worth: only a long text needs counting.
+    if (limit > 0 && text.length * 3 > limit && Buffer.byteLength(text) > limit) return JSON.stringify(failure(response.id, tooLargeError(limit)));
+    return text;
   }
 }

@@ -61,7 +61,7 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
   const ctx: RpcContext = options.context ?? own!.context;
   const dispatcher = new RpcDispatcher(rpcMethods(svcMethods, ...(options.methods ?? [])), ctx, metrics, log);
 
-  const reply = (status: number, body: string | null, headers: Record<string, string | number> = {}): HttpReply => {
+  const reply = (status: number, body: string | Buffer | null, headers: Record<string, string | number> = {}): HttpReply => {
     metrics.httpResponses.inc({ code: String(status) });
     const all: Record<string, string> = { ...CORS_HEADERS };
     for (const [name, value] of Object.entries(headers)) all[name] = String(value);
@@ -72,13 +72,16 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
   const notFound = (path: string): HttpReply =>
     reply(404, errorBody(new InvalidRequestError(`not found: ${path} (JSON-RPC is served by POST /)`)));
 
-  // 503 once the head is older than a few block times: a load balancer must not send clients to a stopped chain.
+  // 503 once the head is older than a few block times (a load balancer must not send clients to a
+  // stopped chain), or while submitted transactions cannot be journaled (every one is refused).
   const health = (): HttpReply => {
     const head = services.chain.head();
     const production = services.production.status();
-    const problem = services.production.unhealthyReason();
+    const stalled = services.production.unhealthyReason();
+    const journal = services.transactionJournal.problem();
+    const problem = [stalled, journal].filter((p) => p !== null).join('; ') || null;
     const body = JSON.stringify({
-      status: problem === null ? 'ok' : 'stalled',
+      status: stalled !== null ? 'stalled' : journal !== null ? 'degraded' : 'ok',
       ...(problem === null ? {} : { reason: problem }),
       chainId: config.chainId,
       blockNumber: toQuantity(head.number),
@@ -87,6 +90,7 @@ export async function startRpcServer(services: NodeServices, options: RpcServerO
       headAgeMs: production.headAgeMs,
       staleAfterMs: production.staleAfterMs,
       blockProduction: production.status,
+      transactionJournal: services.transactionJournal.health().status,
       syncing: services.network.sync().syncing,
     });
     return reply(problem === null ? 200 : 503, body, problem === null ? {} : { 'Retry-After': 1 });

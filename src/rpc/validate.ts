@@ -4,6 +4,7 @@
 import type { AccountOverrideJs, BlockOverrideJs, CallRequest, StorageWord } from '../native/index.js';
 import { rpc as rpcParams } from '../params.js';
 import { SvcError } from '../errors.js';
+import { clip } from './errors.js';
 
 /** A param value that does not parse; `reason` is the text after "invalid argument N: ". */
 export class InvalidValueError extends SvcError {
@@ -46,21 +47,41 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
-/** The hex digits of a 0x-prefixed string. */
-function hexDigits(value: unknown): string {
+/** Checks that `value` is a 0x-prefixed string (its digits are not looked at). */
+function hexString(value: unknown): asserts value is string {
   if (typeof value !== 'string') throw new InvalidValueError(`expected a hex string, got ${describe(value)}`);
   if (value.length === 0) throw new InvalidValueError('empty hex string');
   if (!value.startsWith('0x') && !value.startsWith('0X')) throw new InvalidValueError('hex string without 0x prefix');
+}
+
+/**
+ * The hex digits of a 0x-prefixed string. With `maxDigits`, a longer string is refused with
+ * `tooLong` before its digits are looked at, so an oversized input costs nothing.
+ */
+function hexDigits(value: unknown, maxDigits?: number, tooLong?: string): string {
+  hexString(value);
+  if (maxDigits !== undefined && value.length - 2 > maxDigits) throw new InvalidValueError(tooLong ?? 'hex string too long');
   const digits = value.slice(2);
   if (!/^[0-9a-fA-F]*$/.test(digits)) throw new InvalidValueError('invalid hex string');
   return digits;
 }
 
-/** A hex quantity of at most `maxBits` bits. Leading zeros are accepted ("0x01"), as anvil and reth do. */
+/**
+ * A hex quantity of at most `maxBits` bits (at most 256). Leading zeros are accepted ("0x01"), as
+ * anvil and reth do (and the native fast path of plain reads). One with more significant digits than
+ * the width holds is refused by its length before its digits are checked or converted (geth's
+ * "hex number > 64 bits"): an oversized quantity costs a scan of its leading zeros at most.
+ */
 export function parseQuantity(value: unknown, maxBits = 256): bigint {
-  const digits = hexDigits(value);
-  if (digits.length === 0) throw new InvalidValueError('hex string "0x"');
-  const n = BigInt(`0x${digits}`);
+  hexString(value);
+  const text = value;
+  if (text.length === 2) throw new InvalidValueError('hex string "0x"');
+  let start = 2;
+  while (start < text.length - 1 && text.charCodeAt(start) === 0x30) start++;
+  const significant = text.slice(start);
+  if (significant.length > Math.ceil(maxBits / 4)) throw new InvalidValueError(`hex number > ${maxBits} bits`);
+  if (!/^[0-9a-fA-F]+$/.test(significant)) throw new InvalidValueError('invalid hex string');
+  const n = BigInt(`0x${significant}`);
   if (n >> BigInt(maxBits) !== 0n) throw new InvalidValueError(`hex number > ${maxBits} bits`);
   return n;
 }
@@ -88,7 +109,8 @@ const WELL_FORMED: Record<number, RegExp> = { 20: /^0x[0-9a-fA-F]{40}$/, 32: /^0
 
 function parseFixedBytes(value: unknown, length: number, typeName: string): Buffer {
   if (typeof value === 'string' && WELL_FORMED[length]?.test(value)) return Buffer.from(value.slice(2), 'hex');
-  const digits = hexDigits(value);
+  const tooLong = typeof value === 'string' ? `hex string has length ${value.length - 2}, want ${length * 2} for ${typeName}` : undefined;
+  const digits = hexDigits(value, length * 2, tooLong);
   if (digits.length !== length * 2) {
     throw new InvalidValueError(`hex string has length ${digits.length}, want ${length * 2} for ${typeName}`);
   }
@@ -107,8 +129,7 @@ export function parseHash(value: unknown): Buffer {
 
 /** A storage slot: up to 32 bytes, odd length allowed ("0x0"), left-padded as geth does. */
 export function parseStorageSlot(value: unknown): Buffer {
-  let digits = hexDigits(value);
-  if (digits.length > 64) throw new InvalidValueError('hex string too long, want at most 32 bytes');
+  let digits = hexDigits(value, 64, 'hex string too long, want at most 32 bytes');
   if (digits.length === 0) digits = '0';
   return Buffer.from(digits.padStart(64, '0'), 'hex');
 }
@@ -118,9 +139,13 @@ export function parseBoolean(value: unknown): boolean {
   return value;
 }
 
-/** A non-empty string (filter ids). */
+/** Longest filter or subscription id taken: the node's own are "0x" and 32 hex digits. */
+const FILTER_ID_MAX = 66;
+
+/** A non-empty string (filter ids); a longer one than any id the node hands out is refused unread. */
 export function parseFilterId(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) throw new InvalidValueError(`expected a filter id string, got ${describe(value)}`);
+  if (value.length > FILTER_ID_MAX) throw new InvalidValueError(`filter id too long: at most ${FILTER_ID_MAX} characters`);
   return value.toLowerCase();
 }
 
@@ -137,7 +162,7 @@ export type BlockId = BlockNumberOrTag | { hash: Buffer; requireCanonical: boole
 export function parseBlockNumberOrTag(value: unknown): BlockNumberOrTag {
   if (typeof value === 'string' && (BLOCK_TAGS as readonly string[]).includes(value)) return { tag: value as BlockTag };
   if (typeof value === 'string' && !value.startsWith('0x') && !value.startsWith('0X')) {
-    throw new InvalidValueError(`invalid block tag "${value}": want latest, pending, earliest, safe, finalized or a hex number`);
+    throw new InvalidValueError(`invalid block tag "${clip(value)}": want latest, pending, earliest, safe, finalized or a hex number`);
   }
   return { number: parseUint64(value) };
 }
@@ -278,8 +303,8 @@ function parseStorageWords(value: unknown): StorageWord[] {
     throw new InvalidValueError(`too many storage slots: ${entries.length} > ${rpcParams.maxOverrideSlots}`);
   }
   return entries.map(([slot, word]) => ({
-    slot: member(`key ${slot}`, () => parseHash(slot)),
-    value: member(slot, () => parseHash(word)),
+    slot: member(`key ${clip(slot)}`, () => parseHash(slot)),
+    value: member(clip(slot), () => parseHash(word)),
   }));
 }
 
@@ -291,17 +316,17 @@ export function parseStateOverrides(value: unknown): AccountOverride[] {
     throw new InvalidValueError(`too many accounts overridden: ${entries.length} > ${rpcParams.maxOverrideAccounts}`);
   }
   return entries.map(([key, fields]) =>
-    member(key, () => {
+    member(clip(key), () => {
       const address = parseAddress(key);
       const f = objectOf(fields, 'an account override');
       for (const name of Object.keys(f)) {
         if (name === 'movePrecompileToAddress') throw new InvalidValueError('movePrecompileToAddress is not supported');
         if (!ACCOUNT_OVERRIDE_FIELDS.has(name)) {
-          throw new InvalidValueError(`unknown field "${name}": want balance, nonce, code, state or stateDiff`);
+          throw new InvalidValueError(`unknown field "${clip(name)}": want balance, nonce, code, state or stateDiff`);
         }
       }
       if (present(f, 'state') && present(f, 'stateDiff')) {
-        throw new InvalidValueError(`account ${key} has both 'state' and 'stateDiff'`);
+        throw new InvalidValueError(`account ${clip(key)} has both 'state' and 'stateDiff'`);
       }
       const out: AccountOverride = { address };
       if (present(f, 'balance')) out.balance = member('balance', () => parseQuantity(f.balance));
@@ -351,7 +376,7 @@ export function parseBlockOverrides(value: unknown): BlockOverride {
         break;
       default:
         throw new InvalidValueError(
-          `unknown field "${name}": want number, time, gasLimit, feeRecipient, prevRandao or baseFeePerGas`,
+          `unknown field "${clip(name)}": want number, time, gasLimit, feeRecipient, prevRandao or baseFeePerGas`,
         );
     }
   }
@@ -428,14 +453,29 @@ function parseTopicPosition(value: unknown): Buffer[] | null {
   return members('', value, parseHash);
 }
 
+/** Decimal digits of 2^64 - 1: a longer decimal string cannot be a 64-bit number. */
+const UINT64_DECIMAL_DIGITS = 20;
+
+/**
+ * A 64-bit number written in decimal (geth's HexOrDecimal64 without the 0x): refused by its length
+ * before it is converted, then by its value.
+ */
+export function parseDecimalUint64(value: string): bigint {
+  if (value.length > UINT64_DECIMAL_DIGITS) throw new InvalidValueError('decimal number > 64 bits');
+  if (!/^[0-9]+$/.test(value)) throw new InvalidValueError('invalid decimal number');
+  const n = BigInt(value);
+  if (n >> 64n !== 0n) throw new InvalidValueError('decimal number > 64 bits');
+  return n;
+}
+
 /** eth_feeHistory's blockCount: a hex or decimal string, or a JSON number (geth's HexOrDecimal64). */
 export function parseBlockCount(value: unknown): number {
   let n: bigint;
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value) || value < 0) throw new InvalidValueError(`invalid block count ${value}`);
     n = BigInt(value);
-  } else if (typeof value === 'string' && /^[0-9]+$/.test(value)) {
-    n = BigInt(value);
+  } else if (typeof value === 'string' && /^[0-9]/.test(value) && !value.startsWith('0x') && !value.startsWith('0X')) {
+    n = parseDecimalUint64(value);
   } else {
     n = parseUint64(value);
   }
@@ -448,7 +488,8 @@ export function parsePercentiles(max: number) {
     if (!Array.isArray(value)) throw new InvalidValueError(`expected an array of percentiles, got ${describe(value)}`);
     if (value.length > max) throw new InvalidValueError(`too many reward percentiles: ${value.length} > ${max}`);
     value.forEach((p, i) => {
-      if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 100) {
+      if (typeof p !== 'number') throw new InvalidValueError(`invalid reward percentile: #${i}: expected a number, got ${describe(p)}`);
+      if (!Number.isFinite(p) || p < 0 || p > 100) {
         throw new InvalidValueError(`invalid reward percentile: #${i}: ${String(p)} is not a number in 0..100`);
       }
       if (i > 0 && p <= (value[i - 1] as number)) {

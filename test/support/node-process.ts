@@ -28,6 +28,11 @@ export interface NodeProcessOptions {
   env?: Record<string, string>;
   /** How long to wait for the "rpc listening" line. */
   readyTimeoutMs?: number;
+  /**
+   * Run the node inside a network namespace (test/support/netns.ts), listening on every interface
+   * and reached at `address`: a host of its own on one machine.
+   */
+  netns?: { name: string; address: string };
   /** Called with every line the node writes to stdout (its pino log), for as long as it runs. */
   onLogLine?: (line: string) => void;
 }
@@ -137,9 +142,13 @@ export class NodeProcess {
       '--log-level', opts.logLevel ?? 'info',
       // No proof-of-work search (mode none) unless the test's own flags ask for one: a later flag wins.
       '--pow-threads', '0',
+      ...(opts.netns ? ['--rpc-host', '0.0.0.0'] : []),
       ...(opts.extraArgs ?? []),
     ];
-    const child = spawn(process.execPath, args, {
+    // `ip netns exec` enters the namespace and then execs node: the child's pid is the node's.
+    const [command, argv] = opts.netns ? ['ip', ['netns', 'exec', opts.netns.name, process.execPath, ...args]] : [process.execPath, args];
+    const host = opts.netns?.address ?? '127.0.0.1';
+    const child = spawn(command, argv, {
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -171,10 +180,10 @@ export class NodeProcess {
           const line = pending.slice(0, nl);
           pending = pending.slice(nl + 1);
           const explorerPort = listeningPortOf(line, 'explorer listening');
-          if (explorerPort !== undefined) this.explorerUrl = `http://127.0.0.1:${explorerPort}`;
+          if (explorerPort !== undefined) this.explorerUrl = `http://${host}:${explorerPort}`;
           const wsPort = listeningPortOf(line, 'ws listening');
-          if (wsPort !== undefined) this.wsUrl = `ws://127.0.0.1:${wsPort}`;
-          const url = rpcUrlOf(line);
+          if (wsPort !== undefined) this.wsUrl = `ws://${host}:${wsPort}`;
+          const url = opts.netns ? rpcUrlOf(line)?.replace(/^http:\/\/[^/:]+|^http:\/\/\[[^\]]+\]/, `http://${host}`) : rpcUrlOf(line);
           if (url) {
             listening = true;
             pending = '';

@@ -6,7 +6,7 @@ use revm::bytecode::Bytecode;
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::context_interface::transaction::AccessList;
 use revm::database::CacheDB;
-use revm::handler::{ExecuteEvm, MainBuilder, MainContext};
+use revm::handler::{MainBuilder, MainContext};
 use revm::InspectEvm;
 use revm::DatabaseRef;
 use svc_primitives::gas::TX_GAS;
@@ -16,6 +16,7 @@ use svc_store::StateAt;
 use crate::block::{block_env, cfg_env, recovered_authorizations};
 use crate::db::StoreDb;
 use crate::errors::{halt_text, invalid_tx_text, ChainError};
+use crate::deadline::{Deadline, DeadlineGuard};
 use crate::dormancy::{DormancyCheck, DormancyGuard};
 use crate::access_list::AccessListTracer;
 use crate::trace::{ValidationTrace, ValidationTracer};
@@ -124,11 +125,13 @@ struct Caller<'a> {
     dormancy: Option<&'a DormancyCheck<'a>>,
     /// The block context's overrides, if any.
     block_override: Option<BlockOverride>,
+    /// The request's RPC EVM timeout: every run stops at it.
+    deadline: &'a Deadline,
 }
 
 impl<'a> Caller<'a> {
-    fn new(state: StateAt<'a>, header: &'a Header, chain_id: u64, req: &'a CallRequest) -> Self {
-        Self { db: CacheDB::new(StoreDb { state }), header, chain_id, req, dormancy: None, block_override: None }
+    fn new(state: StateAt<'a>, header: &'a Header, chain_id: u64, req: &'a CallRequest, deadline: &'a Deadline) -> Self {
+        Self { db: CacheDB::new(StoreDb { state }), header, chain_id, req, dormancy: None, block_override: None, deadline }
     }
 
     fn sender(&self) -> Address {
@@ -146,22 +149,19 @@ impl<'a> Caller<'a> {
     }
 
     fn run(&mut self, gas_limit: u64) -> Result<Run, ChainError> {
+        self.deadline.check()?;
         let (block, cfg, tx) = match self.envs(gas_limit) {
             Ok(envs) => envs,
             Err(text) => return Ok(Run::Invalid(text)),
         };
         let sender = self.sender();
-        if let Some(check) = self.dormancy {
-            let guard = DormancyGuard { check: Some(check) };
-            let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector(guard);
-            let result = evm.inspect_tx(tx).map(|o| o.result);
-            if let Some(failure) = check.failure.borrow_mut().take() {
-                return Err(ChainError::Evm(format!("reading dormancy records: {failure}")));
-            }
-            return settle(result, sender);
+        let guard = (DormancyGuard { check: self.dormancy }, DeadlineGuard(self.deadline));
+        let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector(guard);
+        let result = evm.inspect_tx(tx).map(|o| o.result);
+        if let Some(failure) = self.dormancy.and_then(|check| check.failure.borrow_mut().take()) {
+            return Err(ChainError::Evm(format!("reading dormancy records: {failure}")));
         }
-        let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet();
-        settle(evm.transact(tx).map(|o| o.result), sender)
+        settle(result, sender, self.deadline)
     }
 
     /// Applies geth's state and block overrides before the runs that follow.
@@ -190,8 +190,8 @@ impl<'a> Caller<'a> {
             Err(text) => return Ok(Run::Invalid(text)),
         };
         let sender = self.sender();
-        let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector(tracer);
-        settle(evm.inspect_tx(tx).map(|o| o.result), sender)
+        let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector((tracer, DeadlineGuard(self.deadline)));
+        settle(evm.inspect_tx(tx).map(|o| o.result), sender, self.deadline)
     }
 
     /// One run at `gas_limit` with `tracer` watching every frame.
@@ -201,8 +201,8 @@ impl<'a> Caller<'a> {
             Err(text) => return Ok(Run::Invalid(text)),
         };
         let sender = self.sender();
-        let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector(tracer);
-        settle(evm.inspect_tx(tx).map(|o| o.result), sender)
+        let mut evm = Context::mainnet().with_db(&mut self.db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector((tracer, DeadlineGuard(self.deadline)));
+        settle(evm.inspect_tx(tx).map(|o| o.result), sender, self.deadline)
     }
 }
 
@@ -304,8 +304,11 @@ fn call_envs(header: &Header, chain_id: u64, req: &CallRequest, block_override: 
         Ok((block, cfg, tx))
     }
 
-/// An EVM result as a run: executed, refused with geth's text, or a database failure.
-fn settle<E: std::fmt::Display>(result: Result<ExecutionResult, EVMError<E>>, sender: Address) -> Result<Run, ChainError> {
+/// An EVM result as a run: executed, refused with geth's text, stopped at the deadline, or a database failure.
+fn settle<E: std::fmt::Display>(result: Result<ExecutionResult, EVMError<E>>, sender: Address, deadline: &Deadline) -> Result<Run, ChainError> {
+    if deadline.stopped() {
+        return Err(deadline.error());
+    }
     match result {
         Ok(out) => Ok(Run::Executed(out)),
         Err(EVMError::Transaction(e)) => Ok(Run::Invalid(invalid_tx_text(&e, sender))),
@@ -341,12 +344,13 @@ pub fn call<'a>(
     header: &'a Header,
     chain_id: u64,
     rpc_gas_cap: u64,
+    deadline: &'a Deadline,
     req: &'a CallRequest,
     dormancy: Option<&'a DormancyCheck<'a>>,
     overrides: &CallOverrides,
 ) -> Result<CallOutcome, ChainError> {
     let gas = call_gas(header, rpc_gas_cap, req, overrides);
-    let mut caller = Caller::new(state, header, chain_id, req);
+    let mut caller = Caller::new(state, header, chain_id, req, deadline);
     caller.dormancy = dormancy;
     caller.apply_overrides(overrides)?;
     Ok(outcome(caller.run(gas)?))
@@ -373,11 +377,12 @@ pub fn estimate_gas<'a>(
     header: &'a Header,
     chain_id: u64,
     rpc_gas_cap: u64,
+    deadline: &'a Deadline,
     req: &'a CallRequest,
     dormancy: Option<&'a DormancyCheck<'a>>,
     overrides: &CallOverrides,
 ) -> Result<EstimateOutcome, ChainError> {
-    let mut caller = Caller::new(state, header, chain_id, req);
+    let mut caller = Caller::new(state, header, chain_id, req, deadline);
     caller.dormancy = dormancy;
     caller.apply_overrides(overrides)?;
     let mut hi = match req.gas {
@@ -490,11 +495,12 @@ pub fn trace_call(
     header: &Header,
     chain_id: u64,
     rpc_gas_cap: u64,
+    deadline: &Deadline,
     req: &CallRequest,
     overrides: &[(Address, Bytes)],
 ) -> Result<ValidationTrace, ChainError> {
     let gas = call_gas(header, rpc_gas_cap, req, &CallOverrides::default());
-    let mut caller = Caller::new(state, header, chain_id, req);
+    let mut caller = Caller::new(state, header, chain_id, req, deadline);
     caller.override_code(overrides)?;
     let mut tracer = ValidationTracer::default();
     let run = caller.inspect(gas, &mut tracer)?;
@@ -508,13 +514,16 @@ pub fn debug_trace_call(
     header: &Header,
     chain_id: u64,
     rpc_gas_cap: u64,
+    max_response_bytes: usize,
     req: &CallRequest,
     opts: &alloy_rpc_types_trace::geth::GethDebugTracingOptions,
 ) -> Result<alloy_rpc_types_trace::geth::GethTrace, crate::debug_trace::TraceError> {
     let tracer = crate::debug_trace::Tracer::new(opts)?;
-    let budget = crate::debug_trace::TraceBudget::new(opts)?;
+    let budget = crate::debug_trace::TraceBudget::new(opts, max_response_bytes)?;
     let gas = call_gas(header, rpc_gas_cap, req, &CallOverrides::default());
-    let mut caller = Caller::new(state, header, chain_id, req);
+    // The trace's own timeout (the budget's) stops it.
+    let untimed = Deadline::none();
+    let mut caller = Caller::new(state, header, chain_id, req, &untimed);
     let (block, cfg, tx) = caller.envs(gas).map_err(|text| crate::debug_trace::TraceError::Chain(ChainError::Invalid(text)))?;
     crate::debug_trace::traced(&mut caller.db, block, cfg, tx, &[], tracer, &budget)
 }
@@ -542,6 +551,7 @@ pub fn create_access_list<'a>(
     header: &'a Header,
     chain_id: u64,
     rpc_gas_cap: u64,
+    deadline: &'a Deadline,
     req: &'a CallRequest,
     overrides: &CallOverrides,
 ) -> Result<AccessListOutcome, ChainError> {
@@ -550,7 +560,7 @@ pub fn create_access_list<'a>(
     let nonce = match req.nonce {
         Some(n) => n,
         None => {
-            let mut probe = Caller::new(state, header, chain_id, req);
+            let mut probe = Caller::new(state, header, chain_id, req, deadline);
             probe.apply_overrides(overrides)?;
             probe.db.basic_ref(from).map_err(|e| ChainError::Evm(e.to_string()))?.map(|a| a.nonce).unwrap_or(0)
         }
@@ -565,7 +575,7 @@ pub fn create_access_list<'a>(
         let list = previous.access_list();
         let round = CallRequest { access_list: Some(list.clone()), nonce: Some(nonce), ..req.clone() };
         // Each round on the state as it was, as geth copies its state db.
-        let mut caller = Caller::new(state, header, chain_id, &round);
+        let mut caller = Caller::new(state, header, chain_id, &round, deadline);
         caller.apply_overrides(overrides)?;
         let mut tracer = AccessListTracer::new(&list, excluded.clone());
         let run = caller.inspect_access(gas, &mut tracer)?;
@@ -619,16 +629,20 @@ pub const MAX_SIMULATE_CALLS: usize = 1_000;
 /// eth_simulateV1 as geth runs it: blocks after `parent`, each with its block and state overrides,
 /// their calls run in order on one state (each call sees the ones before it, in every block).
 /// Without `validation`, nonces are not checked and unpriced calls pay no base fee, as in eth_call.
+/// A call gets the gas it names or what is left of its block's gas limit (more than that is
+/// refused: -38015), within what is left of the RPC gas cap, which the whole simulation shares;
+/// the deadline stops it all.
 pub fn simulate(
     state: StateAt<'_>,
     parent: &Header,
     chain_id: u64,
     rpc_gas_cap: u64,
+    deadline: &Deadline,
     blocks: &[SimulateBlock],
     validation: bool,
 ) -> Result<Result<Vec<SimulatedBlock>, SimulateError>, ChainError> {
     use alloy_consensus::{SignableTransaction, TxEip1559};
-    use revm::handler::ExecuteCommitEvm;
+    use revm::InspectCommitEvm;
     if blocks.len() > MAX_SIMULATE_BLOCKS {
         return Ok(Err(SimulateError { code: -38026, message: format!("too many blocks: {} (at most {MAX_SIMULATE_BLOCKS})", blocks.len()) }));
     }
@@ -636,6 +650,8 @@ pub fn simulate(
         return Ok(Err(SimulateError { code: -32602, message: format!("too many calls (at most {MAX_SIMULATE_CALLS})") }));
     }
     let mut db = CacheDB::new(StoreDb { state });
+    // The gas the simulation may still use, over all its blocks (geth's simulation gas pool).
+    let mut budget = if rpc_gas_cap == 0 { u64::MAX } else { rpc_gas_cap };
     let mut prev = parent.clone();
     let mut prev_hash = svc_primitives::header_hash(parent);
     let mut out = Vec::with_capacity(blocks.len());
@@ -668,7 +684,16 @@ pub fn simulate(
         let mut envelopes = Vec::with_capacity(block.calls.len());
         let mut gas_used = 0u64;
         for req in &block.calls {
-            let gas = req.gas.unwrap_or_else(|| call_gas(&header, rpc_gas_cap, req, &CallOverrides::default()).min(header.gas_limit.saturating_sub(gas_used)));
+            deadline.check()?;
+            let left_in_block = header.gas_limit.saturating_sub(gas_used);
+            let asked = req.gas.unwrap_or(left_in_block);
+            if asked > left_in_block {
+                return Ok(Err(SimulateError { code: -38015, message: format!("block gas limit reached: {gas_used} + {asked} > {}", header.gas_limit) }));
+            }
+            if budget == 0 {
+                return Ok(Err(SimulateError { code: -32000, message: format!("the simulation used all of the RPC gas cap ({rpc_gas_cap})") }));
+            }
+            let gas = asked.min(budget);
             let sender = req.from.unwrap_or(Address::ZERO);
             let nonce = match req.nonce {
                 Some(n) => n,
@@ -683,9 +708,12 @@ pub fn simulate(
                 cfg.disable_nonce_check = false;
             }
             let result = {
-                let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env).with_cfg(cfg).build_mainnet();
-                evm.transact_commit(tx)
+                let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env).with_cfg(cfg).build_mainnet_with_inspector(DeadlineGuard(deadline));
+                evm.inspect_tx_commit(tx)
             };
+            if deadline.stopped() {
+                return Err(deadline.error());
+            }
             let run = match result {
                 Ok(r) => Run::Executed(r),
                 Err(EVMError::Transaction(e)) => {
@@ -700,6 +728,7 @@ pub fn simulate(
             };
             let outcome = outcome(run);
             gas_used += outcome.gas_used;
+            budget = budget.saturating_sub(outcome.gas_used);
             receipts.push(svc_primitives::TxReceipt::new(2, outcome.status == CallStatus::Success, gas_used, logs.clone()));
             let unsigned = TxEip1559 {
                 chain_id,

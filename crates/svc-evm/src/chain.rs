@@ -32,15 +32,21 @@ pub struct AccountProof {
 
 #[derive(Debug, Clone, Copy)]
 pub struct ChainConfig {
-    /// Gas cap of eth_call / eth_estimateGas (geth's RPCGasCap; 0 = none).
+    /// Gas cap of eth_call, eth_estimateGas, eth_createAccessList, debug_traceCall and of a whole
+    /// eth_simulateV1 (geth's RPCGasCap; 0 = none).
     pub rpc_gas_cap: u64,
+    /// How long those may run (geth's RPCEVMTimeout; zero = no limit).
+    pub rpc_evm_timeout: std::time::Duration,
+    /// Most bytes of one reply built here (a trace, a simulation, logs); 0 = no limit.
+    pub max_response_bytes: usize,
     /// Most recent blocks whose state is served; 0 = all (archive).
     pub state_history: u64,
 }
 
+/// geth's defaults: 50,000,000 gas, 5 s; replies up to 100 MiB.
 impl Default for ChainConfig {
     fn default() -> Self {
-        Self { rpc_gas_cap: 50_000_000, state_history: 0 }
+        Self { rpc_gas_cap: 50_000_000, rpc_evm_timeout: std::time::Duration::from_secs(5), max_response_bytes: 100 << 20, state_history: 0 }
     }
 }
 
@@ -136,6 +142,11 @@ impl Chain {
         self.config
     }
 
+    /// The RPC EVM timeout of a request that starts now.
+    fn deadline(&self) -> crate::deadline::Deadline {
+        crate::deadline::Deadline::after(self.config.rpc_evm_timeout)
+    }
+
     /// The database, for the node's own services (explorer indexes, users) beside the chain.
     pub fn store(&self) -> &Store {
         &self.store
@@ -197,6 +208,10 @@ impl Chain {
         if self.config.state_history > 0 && head - number >= self.config.state_history {
             return Err(ChainError::StateUnavailable);
         }
+        // A node that joined by state sync holds the state from its snapshot's block on.
+        if number < view.state_from() {
+            return Err(ChainError::StateUnavailable);
+        }
         Ok(StateAt::at_block(view, number)?)
     }
 
@@ -247,7 +262,8 @@ impl Chain {
         let header = Self::header_of(&view, number)?;
         let dormancy = self.dormancy_at(&view, &state)?;
         let check = dormancy.as_ref().map(|d| crate::dormancy::DormancyCheck::new(&view, d));
-        call::call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, check.as_ref(), overrides)
+        let deadline = self.deadline();
+        call::call(state, &header, self.chain_id, self.config.rpc_gas_cap, &deadline, req, check.as_ref(), overrides)
     }
 
     /// eth_createAccessList on the state after block `number`, with geth's overrides.
@@ -255,7 +271,7 @@ impl Chain {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
-        call::create_access_list(state, &header, self.chain_id, self.config.rpc_gas_cap, req, overrides)
+        call::create_access_list(state, &header, self.chain_id, self.config.rpc_gas_cap, &self.deadline(), req, overrides)
     }
 
     /// eth_getProof: the account of `address` and the `slots` of its storage after block `number`,
@@ -283,7 +299,7 @@ impl Chain {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
-        call::trace_call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, overrides)
+        call::trace_call(state, &header, self.chain_id, self.config.rpc_gas_cap, &self.deadline(), req, overrides)
     }
 
     /// eth_simulateV1 on the state after block `number`: the simulated blocks, or geth's refusal.
@@ -296,7 +312,7 @@ impl Chain {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
-        call::simulate(state, &header, self.chain_id, self.config.rpc_gas_cap, blocks, validation)
+        call::simulate(state, &header, self.chain_id, self.config.rpc_gas_cap, &self.deadline(), blocks, validation)
     }
 
     /// geth's debug traces of block `number`'s transactions (all, or the one at index `only`).
@@ -306,12 +322,12 @@ impl Chain {
         only: Option<usize>,
         opts: &alloy_rpc_types_trace::geth::GethDebugTracingOptions,
     ) -> Result<Vec<(B256, alloy_rpc_types_trace::geth::GethTrace)>, crate::debug_trace::TraceError> {
-        crate::debug_trace::trace_block(&self.store, self.chain_id, number, only, opts)
+        crate::debug_trace::trace_block(&self.store, self.chain_id, number, only, opts, self.config.max_response_bytes)
     }
 
     /// The value transfers and creations inside block `number`'s transactions, from its call traces.
     pub fn internal_transactions(&self, number: u64) -> Result<Vec<crate::debug_trace::InternalTx>, crate::debug_trace::TraceError> {
-        crate::debug_trace::internal_transactions(&self.store, self.chain_id, number)
+        crate::debug_trace::internal_transactions(&self.store, self.chain_id, number, self.config.max_response_bytes)
     }
 
     /// geth's debug trace of a call on the state after block `number` (debug_traceCall).
@@ -324,7 +340,7 @@ impl Chain {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
-        call::debug_trace_call(state, &header, self.chain_id, self.config.rpc_gas_cap, req, opts)
+        call::debug_trace_call(state, &header, self.chain_id, self.config.rpc_gas_cap, self.config.max_response_bytes, req, opts)
     }
 
     /// eth_estimateGas on the state after block `number`.
@@ -339,6 +355,7 @@ impl Chain {
         let header = Self::header_of(&view, number)?;
         let dormancy = self.dormancy_at(&view, &state)?;
         let check = dormancy.as_ref().map(|d| crate::dormancy::DormancyCheck::new(&view, d));
-        call::estimate_gas(state, &header, self.chain_id, self.config.rpc_gas_cap, req, check.as_ref(), overrides)
+        let deadline = self.deadline();
+        call::estimate_gas(state, &header, self.chain_id, self.config.rpc_gas_cap, &deadline, req, check.as_ref(), overrides)
     }
 }

@@ -13,21 +13,23 @@ use alloy_rpc_types_trace::geth::{
 use revm::context::result::{EVMError, ExecutionResult};
 use revm::context::{BlockEnv, CfgEnv, Context, TxEnv};
 use revm::database::CacheDB;
-use revm::handler::{ExecuteCommitEvm, MainBuilder, MainContext};
+use revm::handler::{MainBuilder, MainContext};
 use revm::{DatabaseCommit, DatabaseRef, InspectCommitEvm, InspectEvm};
 use revm::context::ContextTr;
 use revm::context_interface::ContextError;
-use revm::interpreter::interpreter_types::LoopControl;
+use revm::interpreter::interpreter_types::{Jumps, LoopControl, ReturnData};
 use revm::interpreter::Interpreter;
 use revm::Inspector;
 use revm_inspectors::tracing::{FourByteInspector, TraceLimitBehavior, TraceLimits, TracingInspector, TracingInspectorConfig};
 use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use svc_primitives::SignedTransaction;
 use svc_store::{StateAt, Store};
 
 use crate::block::{block_env, cfg_env, tx_env};
 use crate::db::StoreDb;
+use crate::deadline::{Deadline, DeadlineGuard};
 use crate::dormancy::RefusedAt;
 use crate::errors::{invalid_tx_text, ChainError};
 
@@ -96,17 +98,41 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(60);
 /// Opcode steps one request may record with the struct logger (about 250 bytes of JSON each).
 pub const MAX_STRUCT_LOG_STEPS: u64 = 500_000;
 
-/// What one tracing request may spend: a deadline for all of it, and steps for the struct logger.
+/// What one struct log step carries, from the tracing options: its JSON size follows from these.
+#[derive(Debug, Clone, Copy)]
+struct StructLogShape {
+    stack: bool,
+    memory: bool,
+    storage: bool,
+    return_data: bool,
+    /// geth's `limit`: steps past it in a transaction are not written.
+    limit: Option<u64>,
+}
+
+/// The JSON of a step without stack, memory, storage and return data: pc, op, gas, gasCost, depth, refund.
+const STEP_JSON_BYTES: u64 = 100;
+/// A memory word as the struct logger writes it: 64 hex digits, quoted, and a comma.
+const MEMORY_WORD_JSON_BYTES: u64 = 67;
+/// A storage entry: two quoted 0x-prefixed words, a colon and a comma.
+const STORAGE_ENTRY_JSON_BYTES: u64 = 138;
+
+/// What one tracing request may spend: a deadline for all of it, steps for the struct logger, and
+/// the bytes of its reply (the struct logger's steps counted as they are made, with their stack,
+/// memory and storage snapshots; the other tracers' recordings within the same bound).
 pub struct TraceBudget {
     deadline: Instant,
     timeout: Duration,
     max_steps: u64,
     steps: Cell<u64>,
+    max_bytes: u64,
+    bytes: Cell<u64>,
+    shape: Option<StructLogShape>,
     exceeded: RefCell<Option<String>>,
 }
 
 impl TraceBudget {
-    pub fn new(opts: &GethDebugTracingOptions) -> Result<Self, TraceError> {
+    /// The budget of a request under `opts`, whose reply may take `max_bytes` (0: no limit).
+    pub fn new(opts: &GethDebugTracingOptions, max_bytes: usize) -> Result<Self, TraceError> {
         let timeout = match &opts.timeout {
             None => DEFAULT_TIMEOUT,
             Some(text) => go_duration(text).ok_or_else(|| TraceError::Options(format!("timeout {text:?} is not a duration such as \"5s\" or \"500ms\"")))?,
@@ -115,7 +141,24 @@ impl TraceBudget {
             return Err(TraceError::Options(format!("timeout {timeout:?} is above the most a trace may take ({MAX_TIMEOUT:?})")));
         }
         let max_steps = if opts.tracer.is_none() { MAX_STRUCT_LOG_STEPS } else { u64::MAX };
-        Ok(Self { deadline: Instant::now() + timeout, timeout, max_steps, steps: Cell::new(0), exceeded: RefCell::new(None) })
+        let c = &opts.config;
+        let shape = opts.tracer.is_none().then(|| StructLogShape {
+            stack: c.is_stack_enabled(),
+            memory: c.is_memory_enabled(),
+            storage: c.is_storage_enabled(),
+            return_data: c.is_return_data_enabled(),
+            limit: c.limit.filter(|l| *l != 0),
+        });
+        Ok(Self {
+            deadline: Instant::now() + timeout,
+            timeout,
+            max_steps,
+            steps: Cell::new(0),
+            max_bytes: if max_bytes == 0 { u64::MAX } else { max_bytes as u64 },
+            bytes: Cell::new(0),
+            shape,
+            exceeded: RefCell::new(None),
+        })
     }
 
     /// Why the trace was stopped, if it was.
@@ -128,6 +171,23 @@ impl TraceBudget {
             return Err(TraceError::Limit(format!("execution timeout: the trace took more than {:?}", self.timeout)));
         }
         Ok(())
+    }
+
+    /// What the recordings of the tracers other than the struct logger may hold.
+    fn recording_limits(&self) -> TraceLimits {
+        let bytes = usize::try_from(self.max_bytes).ok();
+        TraceLimits::default().set_max_recorded_bytes(bytes).set_behavior(TraceLimitBehavior::Halt)
+    }
+
+    /// The error of a reply past the byte limit.
+    fn too_large(&self) -> String {
+        match self.shape {
+            Some(_) => format!(
+                "response too large: the struct log exceeds the reply limit of {} bytes; trace fewer transactions, set \"limit\" or \"disableStack\", or use callTracer",
+                self.max_bytes
+            ),
+            None => format!("response too large: the trace exceeds the reply limit of {} bytes", self.max_bytes),
+        }
     }
 }
 
@@ -149,16 +209,69 @@ fn go_duration(text: &str) -> Option<Duration> {
     Duration::try_from_secs_f64(seconds).ok()
 }
 
-/// Stops a traced execution past the budget's deadline or step limit (the request then fails).
-struct BudgetGuard<'a>(&'a TraceBudget);
+/// Hex digits of a stack word as the struct logger writes it (0x-prefixed, no leading zeros).
+fn hex_digits(v: &U256) -> u64 {
+    (v.bit_len() as u64).div_ceil(4).max(1)
+}
+
+/// Stops a traced execution past the budget's deadline, step limit or reply size (the request then
+/// fails); one guard watches one transaction.
+struct BudgetGuard<'a> {
+    budget: &'a TraceBudget,
+    /// The struct log's steps of this transaction so far (geth's `limit` counts per transaction).
+    logged: u64,
+    /// The storage slots each contract's struct log steps have shown so far: an SLOAD or SSTORE
+    /// step carries all of them.
+    slots: HashMap<Address, HashSet<U256>>,
+}
+
+impl<'a> BudgetGuard<'a> {
+    fn new(budget: &'a TraceBudget) -> Self {
+        Self { budget, logged: 0, slots: HashMap::new() }
+    }
+
+    /// The bytes this step adds to the struct log's JSON.
+    fn step_bytes(&mut self, shape: StructLogShape, interp: &Interpreter) -> u64 {
+        if shape.limit.is_some_and(|limit| self.logged >= limit) {
+            return 0;
+        }
+        self.logged += 1;
+        let mut n = STEP_JSON_BYTES;
+        let stack = interp.stack.data();
+        if shape.stack {
+            n += 10 + stack.iter().map(|v| 5 + hex_digits(v)).sum::<u64>();
+        }
+        if shape.memory {
+            n += 11 + (interp.memory.len() as u64).div_ceil(32) * MEMORY_WORD_JSON_BYTES;
+        }
+        if shape.return_data {
+            n += 18 + 2 * interp.return_data.buffer().len() as u64;
+        }
+        let op = interp.bytecode.opcode();
+        if shape.storage && (op == revm::bytecode::opcode::SLOAD || op == revm::bytecode::opcode::SSTORE) {
+            if let Some(key) = stack.last() {
+                let seen = self.slots.entry(interp.input.target_address).or_default();
+                seen.insert(*key);
+                n += 12 + seen.len() as u64 * STORAGE_ENTRY_JSON_BYTES;
+            }
+        }
+        n
+    }
+}
 
 impl<CTX: ContextTr> Inspector<CTX> for BudgetGuard<'_> {
     fn step(&mut self, interp: &mut Interpreter, context: &mut CTX) {
-        let b = self.0;
+        let b = self.budget;
         let n = b.steps.get() + 1;
         b.steps.set(n);
+        if let Some(shape) = b.shape {
+            let bytes = b.bytes.get().saturating_add(self.step_bytes(shape, interp));
+            b.bytes.set(bytes);
+        }
         let why = if n > b.max_steps {
             Some(format!("the struct logger's trace has more than {} steps: trace fewer transactions, set \"limit\", or use callTracer", b.max_steps))
+        } else if b.bytes.get() > b.max_bytes {
+            Some(b.too_large())
         } else if n % 1024 == 0 && Instant::now() > b.deadline {
             Some(format!("execution timeout: the trace took more than {:?}", b.timeout))
         } else {
@@ -200,11 +313,11 @@ where
     DB::Error: std::fmt::Display,
 {
     budget.check_time()?;
-    // A struct log's memory and call inputs are kept within 256 MiB; past that the trace fails.
-    let limits = TraceLimits::default().set_max_recorded_bytes(Some(256 << 20)).set_behavior(TraceLimitBehavior::Halt);
+    // What a tracer records is kept within the reply's limit; past it the trace fails.
+    let limits = budget.recording_limits();
     let stopped = |e: ChainError| match budget.exceeded() {
         Some(why) => TraceError::Limit(why),
-        None if e.to_string().contains("trace recorded byte limit exceeded") => TraceError::Limit("the trace recorded more than 256 MiB: trace fewer transactions or leave memory out".into()),
+        None if e.to_string().contains("trace recorded byte limit exceeded") => TraceError::Limit(budget.too_large()),
         None => TraceError::Chain(e),
     };
     let gas_limit = env.gas_limit;
@@ -216,34 +329,34 @@ where
     }
     Ok(match tracer {
         Tracer::Noop => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector((RefusedAt(refused), BudgetGuard(budget)));
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((RefusedAt(refused), BudgetGuard::new(budget)));
             evm.inspect_tx_commit(env).map_err(|e| stopped(evm_error(e, sender)))?;
             NoopFrame::default().into()
         }
         Tracer::FourByte(inspector) => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, (RefusedAt(refused), BudgetGuard(budget))));
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector, (RefusedAt(refused), BudgetGuard::new(budget))));
             evm.inspect_tx_commit(env).map_err(|e| stopped(evm_error(e, sender)))?;
             FourByteFrame::from(&evm.inspector.0).into()
         }
         Tracer::Default(inspector, config) => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector.with_limits(limits), (RefusedAt(refused), BudgetGuard(budget))));
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector.with_limits(limits), (RefusedAt(refused), BudgetGuard::new(budget))));
             let result = evm.inspect_tx_commit(env).map_err(|e| stopped(evm_error(e, sender)))?;
-            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard(budget))));
+            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard::new(budget))));
             let output = output_of(&result);
             let frame: DefaultFrame = inspector.with_transaction_gas_limit(gas_limit).into_geth_builder().geth_traces(result.tx_gas_used(), output, config);
             frame.into()
         }
         Tracer::Call(inspector, config) => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector.with_limits(limits), (RefusedAt(refused), BudgetGuard(budget))));
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector.with_limits(limits), (RefusedAt(refused), BudgetGuard::new(budget))));
             let result = evm.inspect_tx_commit(env).map_err(|e| stopped(evm_error(e, sender)))?;
-            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard(budget))));
+            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard::new(budget))));
             let frame: CallFrame = inspector.with_transaction_gas_limit(gas_limit).into_geth_builder().geth_call_traces(config, result.tx_gas_used());
             frame.into()
         }
         Tracer::PreState(inspector, config) => {
-            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector.with_limits(limits), (RefusedAt(refused), BudgetGuard(budget))));
+            let mut evm = build!(&mut *db).build_mainnet_with_inspector((inspector.with_limits(limits), (RefusedAt(refused), BudgetGuard::new(budget))));
             let outcome = evm.inspect_tx(env).map_err(|e| stopped(evm_error(e, sender)))?;
-            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard(budget))));
+            let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard::new(budget))));
             drop(evm);
             let frame: PreStateFrame = inspector
                 .with_transaction_gas_limit(gas_limit)
@@ -294,9 +407,10 @@ fn system_trace(tx: &SignedTransaction, sender: Address, gas_used: u64, success:
 }
 
 /// geth's traces of block `number`'s transactions (all, or the one at `only`), each with its hash.
-pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize>, opts: &GethDebugTracingOptions) -> Result<Vec<(B256, GethTrace)>, TraceError> {
+/// The reply may take `max_bytes` (0: no limit).
+pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize>, opts: &GethDebugTracingOptions, max_bytes: usize) -> Result<Vec<(B256, GethTrace)>, TraceError> {
     Tracer::new(opts)?;
-    let budget = TraceBudget::new(opts)?;
+    let budget = TraceBudget::new(opts, max_bytes)?;
     if number == 0 {
         return Err(TraceError::NotFound("genesis is not traceable".into()));
     }
@@ -335,12 +449,19 @@ pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize
         budget.check_time()?;
         if wanted {
             out.push((tx.hash, traced(&mut db, block_env(&header), cfg_env(chain_id), env, &inputs.refused, Tracer::new(opts)?, &budget)?));
-        } else if inputs.refused.is_empty() {
-            let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env(&header)).with_cfg(cfg_env(chain_id)).build_mainnet();
-            evm.transact_commit(env).map_err(|e| evm_error(e, *sender))?;
         } else {
-            let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env(&header)).with_cfg(cfg_env(chain_id)).build_mainnet_with_inspector(RefusedAt(&inputs.refused));
-            evm.inspect_tx_commit(env).map_err(|e| evm_error(e, *sender))?;
+            // A transaction before the one asked for runs untraced, within the trace's timeout.
+            let deadline = Deadline::after(budget.deadline.saturating_duration_since(Instant::now()).max(Duration::from_nanos(1)));
+            let mut evm = Context::mainnet()
+                .with_db(&mut db)
+                .with_block(block_env(&header))
+                .with_cfg(cfg_env(chain_id))
+                .build_mainnet_with_inspector((RefusedAt(&inputs.refused), DeadlineGuard(&deadline)));
+            let result = evm.inspect_tx_commit(env);
+            if deadline.stopped() {
+                return Err(TraceError::Limit(format!("execution timeout: the trace took more than {:?}", budget.timeout)));
+            }
+            result.map_err(|e| evm_error(e, *sender))?;
         }
     }
     Ok(out)
@@ -368,9 +489,9 @@ pub struct InternalTx {
 
 /// The internal transactions of block `number`: every frame below a transaction's top call that
 /// moves value (CALL, CALLCODE), creates a contract or self-destructs, from the block's call traces.
-pub fn internal_transactions(store: &Store, chain_id: u64, number: u64) -> Result<Vec<InternalTx>, TraceError> {
+pub fn internal_transactions(store: &Store, chain_id: u64, number: u64, max_bytes: usize) -> Result<Vec<InternalTx>, TraceError> {
     let opts = GethDebugTracingOptions { tracer: Some(GethDebugTracerType::BuiltInTracer(GethDebugBuiltInTracerType::CallTracer)), ..Default::default() };
-    let traces = trace_block(store, chain_id, number, None, &opts)?;
+    let traces = trace_block(store, chain_id, number, None, &opts, max_bytes)?;
     let mut out = Vec::new();
     for (index, (hash, trace)) in traces.into_iter().enumerate() {
         let GethTrace::CallTracer(top) = trace else { continue };

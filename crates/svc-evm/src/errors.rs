@@ -15,6 +15,9 @@ pub enum ChainError {
     StateUnavailable,
     #[error("evm failure: {0}")]
     Evm(String),
+    /// The request ran past the RPC EVM timeout (geth's text).
+    #[error("{0}")]
+    Timeout(String),
 }
 
 /// geth's text for a transaction that fails validation against state (core/error.go wording).

@@ -5,6 +5,7 @@ pub mod block;
 pub mod call;
 pub mod chain;
 pub mod db;
+pub mod deadline;
 pub mod debug_trace;
 pub mod dormancy;
 pub mod errors;

@@ -187,7 +187,7 @@ fn reopening_resumes_the_head_and_refuses_another_chain() {
 fn state_history_limits_historical_reads() {
     let dir = tempfile::tempdir().unwrap();
     let keys: Vec<Key> = (0..1).map(Key::new).collect();
-    let chain = Chain::open(dir.path(), &genesis(&keys), ChainConfig { rpc_gas_cap: 50_000_000, state_history: 2 }).unwrap();
+    let chain = Chain::open(dir.path(), &genesis(&keys), ChainConfig { rpc_gas_cap: 50_000_000, state_history: 2, ..Default::default() }).unwrap();
     for _ in 0..3 {
         chain.produce_block(request(&chain, vec![], vec![])).unwrap();
     }

@@ -15,6 +15,7 @@ use svc_store::{ReadView, StoredBlock};
 
 use crate::convert::*;
 use crate::lane::on_lane;
+use crate::reply;
 use crate::types::*;
 
 fn head_info(b: &StoredBlock) -> HeadInfo {
@@ -238,8 +239,17 @@ impl Chain {
     pub fn open(data_dir: String, genesis: GenesisSpec, options: ChainOptions) -> napi::Result<Self> {
         guarded(|| {
             let spec = genesis_spec(genesis)?;
+            let defaults = ChainConfig::default();
             let config = ChainConfig {
                 rpc_gas_cap: to_count(options.rpc_gas_cap, "rpcGasCap")?,
+                rpc_evm_timeout: match options.rpc_evm_timeout_ms {
+                    Some(ms) => std::time::Duration::from_millis(to_count(ms, "rpcEvmTimeoutMs")?),
+                    None => defaults.rpc_evm_timeout,
+                },
+                max_response_bytes: match options.max_response_bytes {
+                    Some(n) => usize::try_from(to_count(n, "maxResponseBytes")?).map_err(|_| js_error("maxResponseBytes is too large"))?,
+                    None => defaults.max_response_bytes,
+                },
                 state_history: to_count(options.state_history, "stateHistory")?,
             };
             let chain = svc_evm::Chain::open(&PathBuf::from(data_dir), &spec, config).map_err(js_error)?;
@@ -499,11 +509,12 @@ impl Chain {
         })
     }
 
-    /// geth's debug traces of block `number`'s transactions, all or the one at `index`, under the
-    /// tracer `options` names (geth's tracing options as JSON), on the exec lane: the JSON of
-    /// `[{txHash, result}]`. Errors carry a code: TRACE_OPTIONS (the options), TRACE_NOT_FOUND,
-    /// TRACE_UNAVAILABLE (a block written before the node kept what re-executing it needs).
-    #[napi(ts_return_type = "Promise<string>")]
+    /// geth's debug traces of block `number`'s transactions under the tracer `options` names
+    /// (geth's tracing options as JSON), on the exec lane, as JSON bytes within the reply limit:
+    /// `[{txHash, result}]` for all of them, or the trace of the one at `index`. Errors carry a
+    /// code: TRACE_OPTIONS (the options), TRACE_NOT_FOUND, TRACE_UNAVAILABLE (a block written
+    /// before the node kept what re-executing it needs), TRACE_LIMIT, RESPONSE_TOO_LARGE.
+    #[napi(ts_return_type = "Promise<Buffer>")]
     pub fn debug_trace_block<'env>(&self, env: &'env Env, number: i64, index: Option<u32>, options: String) -> napi::Result<Object<'env>> {
         guarded(|| {
             let (chain, number) = (self.chain()?.clone(), to_count(number, "block number")?);
@@ -511,21 +522,29 @@ impl Chain {
             on_lane(
                 env,
                 &svc_lanes::lanes().exec,
-                move || chain.debug_trace_block(number, index.map(|i| i as usize), &opts).map_err(trace_error),
-                |traces| {
-                    let list: Vec<serde_json::Value> = traces
-                        .into_iter()
-                        .map(|(hash, result)| serde_json::json!({ "txHash": hash, "result": result }))
-                        .collect();
-                    serde_json::to_string(&list).map_err(|e| js_error(e.to_string()))
+                move || {
+                    let traces = chain.debug_trace_block(number, index.map(|i| i as usize), &opts).map_err(trace_error)?;
+                    let cap = chain.config().max_response_bytes;
+                    match index {
+                        Some(_) => match traces.first() {
+                            Some((_, trace)) => reply::json_bytes(trace, cap),
+                            None => Err(coded_error("TRACE_NOT_FOUND", format!("transaction not found in block #{number}"))),
+                        },
+                        None => {
+                            let list: Vec<TxTrace<'_>> = traces.iter().map(|(hash, result)| TxTrace { tx_hash: *hash, result }).collect();
+                            reply::json_bytes(&list, cap)
+                        }
+                    }
                 },
+                reply::to_buffer,
             )
         })
     }
 
-    /// eth_simulateV1 on the state after `block_number`, on the exec lane: geth's result as JSON (the
-    /// simulated blocks with their calls), or a coded SIMULATE error whose text starts with geth's code.
-    #[napi(ts_return_type = "Promise<string>")]
+    /// eth_simulateV1 on the state after `block_number`, on the exec lane: geth's result as JSON
+    /// bytes within the reply limit (the simulated blocks with their calls), or a coded SIMULATE
+    /// error whose text starts with geth's code (EVM_TIMEOUT past the RPC EVM timeout).
+    #[napi(ts_return_type = "Promise<Buffer>")]
     pub fn simulate<'env>(&self, env: &'env Env, blocks: Vec<SimulateBlockJs>, block_number: i64, validation: bool) -> napi::Result<Object<'env>> {
         guarded(|| {
             let (chain, number) = (self.chain()?.clone(), to_count(block_number, "block number")?);
@@ -542,10 +561,10 @@ impl Chain {
                 env,
                 &svc_lanes::lanes().exec,
                 move || match chain.simulate(&blocks, number, validation).map_err(chain_error)? {
-                    Ok(simulated) => Ok(simulated),
+                    Ok(simulated) => reply::json_bytes(&simulated.iter().map(simulated_block_json).collect::<Vec<_>>(), chain.config().max_response_bytes),
                     Err(e) => Err(coded_error("SIMULATE", format!("{} {}", e.code, e.message))),
                 },
-                |simulated| serde_json::to_string(&simulated.iter().map(simulated_block_json).collect::<Vec<_>>()).map_err(|e| js_error(e.to_string())),
+                reply::to_buffer,
             )
         })
     }
@@ -576,15 +595,22 @@ impl Chain {
         })
     }
 
-    /// geth's debug trace of a call on the state after `block_number` (debug_traceCall), as JSON.
-    #[napi(ts_return_type = "Promise<string>")]
+    /// geth's debug trace of a call on the state after `block_number` (debug_traceCall), as JSON
+    /// bytes within the reply limit.
+    #[napi(ts_return_type = "Promise<Buffer>")]
     pub fn debug_trace_call<'env>(&self, env: &'env Env, req: CallRequest, block_number: i64, options: String) -> napi::Result<Object<'env>> {
         guarded(|| {
             let (chain, request, block) = (self.chain()?.clone(), call_request(req)?, to_count(block_number, "block number")?);
             let opts = trace_options(&options)?;
-            on_lane(env, &svc_lanes::lanes().exec, move || chain.debug_trace_call(&request, block, &opts).map_err(trace_error), |trace| {
-                serde_json::to_string(&trace).map_err(|e| js_error(e.to_string()))
-            })
+            on_lane(
+                env,
+                &svc_lanes::lanes().exec,
+                move || {
+                    let trace = chain.debug_trace_call(&request, block, &opts).map_err(trace_error)?;
+                    reply::json_bytes(&trace, chain.config().max_response_bytes)
+                },
+                reply::to_buffer,
+            )
         })
     }
 
@@ -683,35 +709,26 @@ impl Chain {
         })
     }
 
-    /// eth_getProof on the exec lane: the account and storage slots with their Merkle proofs
-    /// against the state root of block `block_number` (refused with code QueueFull when busy).
-    #[napi(ts_return_type = "Promise<AccountProofJs>")]
-    pub fn get_proof<'env>(&self, env: &'env Env, address: Buffer, slots: Vec<Buffer>, block_number: i64) -> napi::Result<Object<'env>> {
+    /// eth_getProof on the exec lane: EIP-1186's answer as geth gives it (the account and the
+    /// storage slots with their Merkle proofs against the state root of block `block_number`), as
+    /// JSON bytes within the reply limit (refused with code QueueFull when busy).
+    #[napi(ts_return_type = "Promise<Buffer>")]
+    pub fn get_proof<'env>(&self, env: &'env Env, address: Buffer, keys: Vec<ProofKey>, block_number: i64) -> napi::Result<Object<'env>> {
         guarded(|| {
             let chain = self.chain()?.clone();
             let address = to_address(&address, "address")?;
-            let slots = slots.iter().map(|s| to_word(s, "storage key")).collect::<napi::Result<Vec<_>>>()?;
+            let slots = keys.iter().map(|k| to_word(&k.slot, "storage key")).collect::<napi::Result<Vec<_>>>()?;
+            let exact: Vec<bool> = keys.iter().map(|k| k.exact).collect();
             let block = to_count(block_number, "block number")?;
-            on_lane(env, &svc_lanes::lanes().exec, move || chain.proof(&address, &slots, block).map_err(chain_error), |p| {
-                let account = p.account.clone().unwrap_or_default();
-                Ok(AccountProofJs {
-                    exists: p.account.is_some(),
-                    balance: from_u256(account.balance),
-                    nonce: from_u64(account.nonce),
-                    code_hash: buffer(account.code_hash.as_slice()),
-                    storage_hash: buffer(account.storage_root.as_slice()),
-                    account_proof: p.proof.iter().map(|n| buffer(n)).collect(),
-                    storage_proof: p
-                        .storage
-                        .iter()
-                        .map(|s| StorageProofJs {
-                            key: buffer(s.key.as_slice()),
-                            value: buffer(&s.value.to_be_bytes::<32>()),
-                            proof: s.proof.iter().map(|n| buffer(n)).collect(),
-                        })
-                        .collect(),
-                })
-            })
+            on_lane(
+                env,
+                &svc_lanes::lanes().exec,
+                move || {
+                    let p = chain.proof(&address, &slots, block).map_err(chain_error)?;
+                    reply::json_bytes(&proof_json(&address, &p, &exact), chain.config().max_response_bytes)
+                },
+                reply::to_buffer,
+            )
         })
     }
 
@@ -763,25 +780,39 @@ impl Chain {
     #[napi(ts_return_type = "Promise<LogQueryResult>")]
     pub fn get_logs<'env>(&self, env: &'env Env, filter: LogFilter) -> napi::Result<Object<'env>> {
         guarded(|| {
-            let mut topics = Vec::with_capacity(filter.topics.len());
-            for position in &filter.topics {
-                topics.push(match position {
-                    Some(list) => Some(list.iter().map(|t| to_b256(t, "topic")).collect::<napi::Result<Vec<_>>>()?),
-                    None => None,
-                });
-            }
-            let query = query::LogFilter {
-                from_block: to_count(filter.from_block, "fromBlock")?,
-                to_block: to_count(filter.to_block, "toBlock")?,
-                addresses: filter.addresses.iter().map(|a| to_address(a, "address")).collect::<napi::Result<Vec<_>>>()?,
-                topics,
-                limit: to_count(filter.limit, "limit")? as usize,
-            };
+            let query = log_query(&filter)?;
             let view = self.view()?;
             on_lane(env, &svc_lanes::lanes().logs, move || query::find_logs(&view, &query).map_err(js_error), |out| {
                 let logs: Vec<serde_json::Value> = out.logs.iter().map(|l: &LocatedLog| rpc::log(l)).collect();
                 Ok(LogQueryResult { logs, truncated: out.truncated, last_block: out.last_block })
             })
+        })
+    }
+
+    /// eth_getLogs' answer on the logs lane as JSON bytes, within the reply limit (refused with
+    /// code QueueFull when the lane's queue is full, RESPONSE_TOO_LARGE past the limit).
+    #[napi(ts_return_type = "Promise<LogQueryJson>")]
+    pub fn get_logs_json<'env>(&self, env: &'env Env, filter: LogFilter) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let mut query = log_query(&filter)?;
+            let chain = self.chain()?.clone();
+            let cap = chain.config().max_response_bytes;
+            // A log's JSON is more than twice its bytes (hex): stop gathering well before the limit.
+            query.max_bytes = cap / 2;
+            let view = self.view()?;
+            on_lane(
+                env,
+                &svc_lanes::lanes().logs,
+                move || {
+                    let out = query::find_logs(&view, &query).map_err(js_error)?;
+                    if out.too_large {
+                        return Err(reply::too_large(cap));
+                    }
+                    let json = if out.truncated { Vec::new() } else { reply::json_bytes(&LogsJson(&out.logs), cap)? };
+                    Ok((json, out.truncated, out.last_block))
+                },
+                |(json, truncated, last_block)| Ok(LogQueryJson { json: Buffer::from(json), truncated, last_block }),
+            )
         })
     }
 
@@ -969,6 +1000,75 @@ fn produced_block(out: &svc_evm::ProducedBlock, queued: std::time::Duration) -> 
             commit_ms: ms(out.timings.commit),
         },
     }
+}
+
+/// eth_getProof's answer (geth's AccountResult): an absent account reads as empty; a key given as a
+/// full 32-byte hash comes back as given, a shorter one as a quantity.
+fn proof_json(address: &svc_primitives::Address, p: &svc_evm::AccountProof, exact: &[bool]) -> serde_json::Value {
+    let account = p.account.clone().unwrap_or_default();
+    let data = |bytes: &[u8]| format!("0x{}", hex::encode(bytes));
+    let storage: Vec<serde_json::Value> = p
+        .storage
+        .iter()
+        .zip(exact)
+        .map(|(s, exact)| {
+            serde_json::json!({
+                "key": if *exact { data(s.key.as_slice()) } else { format!("{:#x}", svc_primitives::U256::from_be_bytes(s.key.0)) },
+                "value": format!("{:#x}", s.value),
+                "proof": s.proof.iter().map(|n| data(n)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "address": data(address.as_slice()),
+        "accountProof": p.proof.iter().map(|n| data(n)).collect::<Vec<_>>(),
+        "balance": format!("{:#x}", account.balance),
+        "codeHash": data(account.code_hash.as_slice()),
+        "nonce": format!("{:#x}", account.nonce),
+        "storageHash": data(account.storage_root.as_slice()),
+        "storageProof": storage,
+    })
+}
+
+/// A log filter from JavaScript as the store's query.
+fn log_query(filter: &LogFilter) -> napi::Result<query::LogFilter> {
+    let mut topics = Vec::with_capacity(filter.topics.len());
+    for position in &filter.topics {
+        topics.push(match position {
+            Some(list) => Some(list.iter().map(|t| to_b256(t, "topic")).collect::<napi::Result<Vec<_>>>()?),
+            None => None,
+        });
+    }
+    Ok(query::LogFilter {
+        from_block: to_count(filter.from_block, "fromBlock")?,
+        to_block: to_count(filter.to_block, "toBlock")?,
+        addresses: filter.addresses.iter().map(|a| to_address(a, "address")).collect::<napi::Result<Vec<_>>>()?,
+        topics,
+        limit: to_count(filter.limit, "limit")? as usize,
+        max_bytes: 0,
+    })
+}
+
+/// Logs written as eth_getLogs answers them, one after another (no list of JSON values in between).
+struct LogsJson<'a>(&'a [LocatedLog]);
+
+impl serde::Serialize for LogsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for log in self.0 {
+            seq.serialize_element(&rpc::log(log))?;
+        }
+        seq.end()
+    }
+}
+
+/// One transaction's trace in a block's: geth's `{txHash, result}`.
+#[derive(serde::Serialize)]
+struct TxTrace<'a> {
+    #[serde(rename = "txHash")]
+    tx_hash: svc_primitives::B256,
+    result: &'a alloy_rpc_types_trace::geth::GethTrace,
 }
 
 /// geth's tracing options from their JSON ({} or null: the default struct logger).

@@ -21,6 +21,7 @@ pub fn coded_error(code: &str, msg: impl std::fmt::Display) -> napi::Error {
 pub fn chain_error(err: ChainError) -> napi::Error {
     match err {
         ChainError::StateUnavailable => coded_error("STATE_UNAVAILABLE", err),
+        ChainError::Timeout(text) => coded_error("EVM_TIMEOUT", text),
         other => js_error(other),
     }
 }

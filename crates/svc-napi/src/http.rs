@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use napi::bindgen_prelude::{AsyncTask, Promise};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Either, Promise};
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi::{Env, Status, Task};
 use napi_derive::napi;
@@ -62,7 +62,8 @@ pub struct HttpRequestInfo {
 pub struct HttpReply {
     pub status: u32,
     pub headers: HashMap<String, String>,
-    pub body: Option<String>,
+    /// A string, or bytes (a large answer, sent as they are without a copy).
+    pub body: Option<Either<String, Buffer>>,
 }
 
 #[napi(object)]
@@ -105,7 +106,11 @@ impl Fallback for JsFallback {
             let promise = handler.call_async_catch(info).await.map_err(|e| e.to_string())?;
             let reply = promise.await.map_err(|e| e.to_string())?;
             let status = u16::try_from(reply.status).map_err(|_| format!("HTTP status {} out of range", reply.status))?;
-            Ok(Reply { status, headers: reply.headers.into_iter().collect(), body: reply.body })
+            let body = reply.body.map(|b| match b {
+                Either::A(text) => bytes::Bytes::from(text),
+                Either::B(buffer) => bytes::Bytes::from_owner(buffer),
+            });
+            Ok(Reply { status, headers: reply.headers.into_iter().collect(), body })
         })
     }
 }

@@ -10,6 +10,8 @@ mod http;
 mod lane;
 mod pow;
 mod precheck;
+mod reply;
+mod snapshot;
 mod types;
 
 use napi::bindgen_prelude::{BigInt, Buffer};

@@ -32,7 +32,12 @@ pub struct GenesisSpec {
 
 #[napi(object)]
 pub struct ChainOptions {
+    /// geth's RPCGasCap: the gas of eth_call and its kin, and of a whole eth_simulateV1 (0 = none).
     pub rpc_gas_cap: i64,
+    /// geth's RPCEVMTimeout in ms (0 = none; default 5000).
+    pub rpc_evm_timeout_ms: Option<i64>,
+    /// Most bytes of one reply the chain writes (traces, simulations, logs; 0 = none; default 100 MiB).
+    pub max_response_bytes: Option<i64>,
     pub state_history: i64,
 }
 
@@ -251,6 +256,15 @@ pub struct LogQueryResult {
     pub last_block: i64,
 }
 
+/// eth_getLogs' answer as JSON bytes, unless the query passed the result limit (`truncated`).
+#[napi(object)]
+pub struct LogQueryJson {
+    /// The JSON array of the RPC-shaped logs (empty when truncated).
+    pub json: Buffer,
+    pub truncated: bool,
+    pub last_block: i64,
+}
+
 #[napi(object)]
 pub struct AccountState {
     pub nonce: BigInt,
@@ -404,24 +418,12 @@ pub struct AccessListResult {
     pub invalid: Option<String>,
 }
 
-/// One storage slot of eth_getProof: its value (32 bytes) and proof nodes.
+/// One storage key of eth_getProof: the slot (up to 32 bytes) and whether it was given as a full
+/// 32-byte hash (then it is answered as given, else as a quantity, as geth does).
 #[napi(object)]
-pub struct StorageProofJs {
-    pub key: Buffer,
-    pub value: Buffer,
-    pub proof: Vec<Buffer>,
-}
-
-/// eth_getProof's answer (an absent account reads as empty, `exists` false).
-#[napi(object)]
-pub struct AccountProofJs {
-    pub exists: bool,
-    pub balance: BigInt,
-    pub nonce: BigInt,
-    pub code_hash: Buffer,
-    pub storage_hash: Buffer,
-    pub account_proof: Vec<Buffer>,
-    pub storage_proof: Vec<StorageProofJs>,
+pub struct ProofKey {
+    pub slot: Buffer,
+    pub exact: bool,
 }
 
 /// One block of eth_simulateV1: its overrides and calls.

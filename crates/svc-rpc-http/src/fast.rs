@@ -7,13 +7,15 @@
 //! A body is answered here only when every call in it is well formed and succeeds; anything else
 //! (an error to report, a revert, `pending` nonces, block hashes, notifications, unusual ids) goes
 //! to the TypeScript dispatcher, which owns every error text. So both paths give the same answer,
-//! and this one only ever gives the plain successful one.
+//! and this one only ever gives the plain successful one — save an eth_call stopped at the RPC EVM
+//! timeout, answered here with the engine's text as the dispatcher would: run again there, it would
+//! hold an exec lane thread twice as long.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use alloy_primitives::{Address, Bytes, B256, U256};
 use serde_json::{Map, Value};
-use svc_evm::{CallRequest, CallStatus, Chain};
+use svc_evm::{CallRequest, CallStatus, Chain, ChainError};
 
 use crate::shape;
 
@@ -368,12 +370,13 @@ fn resolve(at: BlockRef, head: u64) -> Option<u64> {
     }
 }
 
-/// The result of a read as JSON text, or None when the dispatcher must answer.
-fn result(chain: &Chain, read: &Read) -> Option<String> {
+/// The result of a read as JSON text (Err: the JSON of the error object to answer), or None when
+/// the dispatcher must answer.
+fn result(chain: &Chain, read: &Read) -> Option<Result<String, String>> {
     let view = chain.view();
     let head = view.head_number();
     let text = |s: String| format!("\"{s}\"");
-    Some(match read {
+    Some(Ok(match read {
         Read::ChainId => text(quantity(chain.chain_id())),
         Read::BlockNumber => text(quantity(head)),
         Read::Balance(a, at) => text(quantity(chain.account(a, resolve(*at, head)?).ok()?.balance)),
@@ -381,7 +384,11 @@ fn result(chain: &Chain, read: &Read) -> Option<String> {
         Read::Code(a, at) => text(data(&chain.code(a, resolve(*at, head)?).ok()?)),
         Read::Storage(a, slot, at) => text(data(&chain.storage(a, slot, resolve(*at, head)?).ok()?.to_be_bytes::<32>())),
         Read::Call(req, at) => {
-            let outcome = chain.call(req, resolve(*at, head)?).ok()?;
+            let outcome = match chain.call(req, resolve(*at, head)?) {
+                Ok(outcome) => outcome,
+                Err(ChainError::Timeout(message)) => return Some(Err(serde_json::json!({ "code": -32000, "message": message }).to_string())),
+                Err(_) => return None,
+            };
             if outcome.status != CallStatus::Success {
                 return None;
             }
@@ -401,7 +408,7 @@ fn result(chain: &Chain, read: &Read) -> Option<String> {
             let data = view.block_data(resolve(*at, head)?).ok()??;
             serde_json::to_string(&shape::block(&data.block, &data.body, *full)).ok()?
         }
-    })
+    }))
 }
 
 /// The response body for a plan, or None when any call in it does not simply succeed.
@@ -409,8 +416,10 @@ pub fn answer(chain: &Chain, plan: &Plan, limits: &FastLimits, counters: &FastCo
     let mut parts = Vec::with_capacity(plan.items.len());
     let mut bytes = 0usize;
     for item in &plan.items {
-        let result = result(chain, &item.read)?;
-        let part = format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}", item.id);
+        let part = match result(chain, &item.read)? {
+            Ok(result) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}", item.id),
+            Err(error) => format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{error}}}", item.id),
+        };
         bytes += part.len();
         if plan.batch && bytes > limits.max_batch_response_bytes {
             return None;

@@ -89,8 +89,8 @@ pub struct ForwardedRequest {
 pub struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
-    /// None: no body at all.
-    pub body: Option<String>,
+    /// None: no body at all. Bytes, so that a large answer made elsewhere is sent without a copy.
+    pub body: Option<Bytes>,
 }
 
 pub type ReplyFuture = Pin<Box<dyn Future<Output = Result<Reply, String>> + Send>>;
@@ -146,6 +146,17 @@ fn with_cors(mut response: Response<Body>) -> Response<Body> {
     let h = response.headers_mut();
     h.insert("access-control-allow-origin", HeaderValue::from_static("*"));
     h.insert("access-control-allow-methods", HeaderValue::from_static("POST, GET, OPTIONS"));
+    response
+}
+
+/// Headers on every answer of this port, the dispatcher's and this server's own alike (docs/rpc.md,
+/// "Response headers"; the node's other ports add the same pair in src/net/edge-headers.ts).
+const EDGE_HEADERS: [(&str, &str); 2] = [("x-content-type-options", "nosniff"), ("referrer-policy", "no-referrer")];
+
+fn with_edge_headers<B>(mut response: Response<B>) -> Response<B> {
+    for (name, value) in EDGE_HEADERS {
+        response.headers_mut().insert(name, HeaderValue::from_static(value));
+    }
     response
 }
 
@@ -221,7 +232,7 @@ fn batch_items(body: &[u8], cap: usize) -> usize {
 async fn forward(state: &State, request: ForwardedRequest) -> Response<Body> {
     match state.fallback.forward(request).await {
         Ok(reply) => {
-            let mut response = Response::new(Full::new(reply.body.map(Bytes::from).unwrap_or_default()));
+            let mut response = Response::new(Full::new(reply.body.unwrap_or_default()));
             *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             for (name, value) in reply.headers {
                 if let (Ok(name), Ok(value)) = (hyper::header::HeaderName::try_from(name), HeaderValue::try_from(value)) {
@@ -349,7 +360,10 @@ async fn accept_loop(listener: TcpListener, state: Arc<State>, mut stop: watch::
                     };
                     let state = state.clone();
                     let io = TimedWrites::new(stream, state.options.write_timeout);
-                    let service = service_fn(move |req| handle(req, ip, state.clone()));
+                    let service = service_fn(move |req| {
+                        let answer = handle(req, ip, state.clone());
+                        async move { answer.await.map(with_edge_headers) }
+                    });
                     let connection = graceful.watch(http.serve_connection(TokioIo::new(io), service));
                     tokio::spawn(async move {
                         let _ = connection.await;
@@ -371,8 +385,9 @@ async fn accept_loop(listener: TcpListener, state: Arc<State>, mut stop: watch::
 /// Answers a connection over the per-client cap with 429 and closes it, without reading its request.
 async fn refuse_connection(mut stream: tokio::net::TcpStream, body: String, write_timeout: Duration) {
     use tokio::io::AsyncWriteExt;
+    let edge: String = EDGE_HEADERS.iter().map(|(name, value)| format!("{name}: {value}\r\n")).collect();
     let head = format!(
-        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\naccess-control-allow-origin: *\r\n\r\n",
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\naccess-control-allow-origin: *\r\n{edge}\r\n",
         body.len()
     );
     let write = async {

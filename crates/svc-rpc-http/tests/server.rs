@@ -48,7 +48,7 @@ impl Fallback for Recorder {
         let seen = self.seen.clone();
         Box::pin(async move {
             seen.lock().await.push(request);
-            Ok(Reply { status: 200, headers: vec![("x-handled-by".into(), "fallback".into())], body: Some(body) })
+            Ok(Reply { status: 200, headers: vec![("x-handled-by".into(), "fallback".into())], body: Some(body.into()) })
         })
     }
 }

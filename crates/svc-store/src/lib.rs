@@ -5,6 +5,7 @@ pub mod codec;
 pub mod query;
 pub mod recent;
 pub mod schema;
+pub mod snapshot;
 pub mod state;
 pub mod store;
 pub mod trie;

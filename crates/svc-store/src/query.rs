@@ -19,6 +19,9 @@ pub struct LogFilter {
     pub topics: Vec<Option<Vec<B256>>>,
     /// Most logs returned; exceeding it truncates the answer at a block boundary.
     pub limit: usize,
+    /// Most bytes of log data and topics the answer may gather (0: no limit); past it the query
+    /// stops and says so (`too_large`), before it holds more.
+    pub max_bytes: usize,
 }
 
 /// A log with its position in the chain.
@@ -40,6 +43,13 @@ pub struct LogQueryOutput {
     pub truncated: bool,
     /// Last block fully scanned (from_block - 1 when not even the first block fit).
     pub last_block: i64,
+    /// The logs found were more than `max_bytes`: the query stopped, `logs` holds part of them.
+    pub too_large: bool,
+}
+
+/// The bytes a log holds: its data and its topics.
+pub fn log_bytes(log: &Log) -> usize {
+    log.data.data.len() + 32 * log.data.topics().len()
 }
 
 /// Filters with at most this many items at a position check them one by one; longer ones use a [`BloomIndex`].
@@ -164,7 +174,8 @@ impl<'a> PreparedFilter<'a> {
 /// The filter's bloom bits are computed once, so a block costs the same whatever the filter's length.
 pub fn find_logs(view: &ReadView, filter: &LogFilter) -> StoreResult<LogQueryOutput> {
     let to = filter.to_block.min(view.head_number());
-    let mut out = LogQueryOutput { logs: Vec::new(), truncated: false, last_block: to as i64 };
+    let mut out = LogQueryOutput { logs: Vec::new(), truncated: false, last_block: to as i64, too_large: false };
+    let mut bytes = 0usize;
     if filter.from_block > to {
         out.last_block = filter.from_block as i64 - 1;
         return Ok(out);
@@ -178,6 +189,12 @@ pub fn find_logs(view: &ReadView, filter: &LogFilter) -> StoreResult<LogQueryOut
         let found = block_logs_matching(view, number, block.hash, Some(&prepared))?;
         if out.logs.len() + found.len() > filter.limit {
             out.truncated = true;
+            out.last_block = number as i64 - 1;
+            return Ok(out);
+        }
+        bytes += found.iter().map(|l| log_bytes(&l.log)).sum::<usize>();
+        if filter.max_bytes > 0 && bytes > filter.max_bytes {
+            out.too_large = true;
             out.last_block = number as i64 - 1;
             return Ok(out);
         }

@@ -61,6 +61,12 @@ pub const META_CHAIN_ID: &[u8] = b"chain_id";
 /// counted once when opened).
 pub const META_SLOT_COUNTS: &[u8] = b"slot_counts_v1";
 
+/// The first block whose state this data dir holds (the snapshot height of a node that joined by
+/// state sync); absent: every block since genesis.
+pub const META_STATE_FROM: &[u8] = b"state_from";
+/// Present while a state sync restore is being written (the data dir is unusable until it finishes).
+pub const META_RESTORING: &[u8] = b"restoring";
+
 /// The first block whose trace inputs are kept (a data dir from before them keeps them from its next block).
 pub const META_TRACE_INPUTS_FROM: &[u8] = b"trace_inputs_from";
 

@@ -116,15 +116,15 @@ impl TraceInputs {
 
 /// The RocksDB database of one data directory.
 pub struct Store {
-    db: Arc<DB>,
-    view: RwLock<Arc<ReadView>>,
+    pub(crate) db: Arc<DB>,
+    pub(crate) view: RwLock<Arc<ReadView>>,
     /// Serialises commits so the head only moves forward one block at a time.
-    commit_lock: Mutex<()>,
+    pub(crate) commit_lock: Mutex<()>,
     /// The newest blocks' transactions and receipts, decoded (shared with every view).
-    recent: Arc<RecentBlocks>,
+    pub(crate) recent: Arc<RecentBlocks>,
 }
 
-fn cf<'a>(db: &'a DB, name: &str) -> &'a ColumnFamily {
+pub(crate) fn cf<'a>(db: &'a DB, name: &str) -> &'a ColumnFamily {
     db.cf_handle(name).expect("every column family is opened with the database")
 }
 
@@ -154,6 +154,12 @@ impl Store {
             }
         })?;
         let db = Arc::new(db);
+        if db.get_cf(cf(&db, CF_META), META_RESTORING)?.is_some() {
+            return Err(StoreError::Invalid(format!(
+                "data dir {} holds a state sync restore that did not finish: remove it and start the node again",
+                path.display()
+            )));
+        }
         count_slots_once(&db)?;
         mark_trace_inputs_start(&db)?;
         let recent = Arc::new(RecentBlocks::new(RecentBlocks::DEFAULT_CAPACITY));
@@ -435,10 +441,11 @@ pub type FlatAccount = (Address, TrieAccount, Vec<(B256, U256)>);
 /// A consistent view of the database: the head at the time it was pinned and a snapshot.
 pub struct ReadView {
     // Declared before `db` so it is released before the database handle it points into.
-    snapshot: SnapshotWithThreadMode<'static, DB>,
-    db: Arc<DB>,
+    pub(crate) snapshot: SnapshotWithThreadMode<'static, DB>,
+    pub(crate) db: Arc<DB>,
     head: Option<StoredBlock>,
     recent: Arc<RecentBlocks>,
+    state_from: u64,
 }
 
 impl std::fmt::Debug for ReadView {
@@ -448,11 +455,12 @@ impl std::fmt::Debug for ReadView {
 }
 
 impl ReadView {
-    fn pin(db: Arc<DB>, recent: Arc<RecentBlocks>) -> StoreResult<Self> {
+    pub(crate) fn pin(db: Arc<DB>, recent: Arc<RecentBlocks>) -> StoreResult<Self> {
         let snapshot = db.snapshot();
         // SAFETY: the snapshot borrows the DB inside `db`'s Arc, which this view owns and drops last.
         let snapshot: SnapshotWithThreadMode<'static, DB> = unsafe { std::mem::transmute(snapshot) };
-        let mut view = Self { snapshot, db, head: None, recent };
+        let mut view = Self { snapshot, db, head: None, recent, state_from: 0 };
+        view.state_from = view.get(CF_META, META_STATE_FROM)?.map_or(Ok(0), |b| codec::decode_u64(&b, "state start"))?;
         if let Some(n) = view.get(CF_META, META_HEAD)? {
             let number = codec::decode_u64(&n, "head pointer")?;
             let head = view.block(number)?.ok_or_else(|| StoreError::Corrupt(format!("head block {number} is missing")))?;
@@ -473,6 +481,12 @@ impl ReadView {
     /// The head block; an error before genesis.
     pub fn head_block(&self) -> StoreResult<&StoredBlock> {
         self.head.as_ref().ok_or_else(|| StoreError::Invalid("the database has no genesis block".into()))
+    }
+
+    /// The first block whose state this view holds: the snapshot height of a node that joined by
+    /// state sync, else 0.
+    pub fn state_from(&self) -> u64 {
+        self.state_from
     }
 
     pub fn head_number(&self) -> u64 {

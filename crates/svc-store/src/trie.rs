@@ -720,3 +720,65 @@ fn encode_branch(children: &[Ref]) -> Vec<u8> {
     out.push(EMPTY_STRING_CODE);
     out
 }
+
+/// Visit every node of the trie at `root`, depth first in key order: `on_node` gets each hashed
+/// node (hash, RLP) after checking that the RLP hashes to the reference, `on_leaf` each leaf
+/// (full hashed key, value). Used to export a state snapshot and to verify an imported one.
+pub fn walk(
+    src: &dyn NodeSource,
+    root: B256,
+    on_node: &mut dyn FnMut(B256, &[u8]) -> Result<(), TrieError>,
+    on_leaf: &mut dyn FnMut(B256, &[u8]) -> Result<(), TrieError>,
+) -> Result<(), TrieError> {
+    if root == EMPTY_ROOT_HASH {
+        return Ok(());
+    }
+    let mut path = Vec::with_capacity(KEY_NIBBLES);
+    walk_ref(src, &Ref::Hash(root), &mut path, on_node, on_leaf)
+}
+
+fn walk_ref(
+    src: &dyn NodeSource,
+    child: &Ref,
+    path: &mut Vec<u8>,
+    on_node: &mut dyn FnMut(B256, &[u8]) -> Result<(), TrieError>,
+    on_leaf: &mut dyn FnMut(B256, &[u8]) -> Result<(), TrieError>,
+) -> Result<(), TrieError> {
+    let depth = path.len();
+    let node = match child {
+        Ref::Empty => return Ok(()),
+        Ref::Hash(hash) => {
+            let rlp = src.node(hash)?.ok_or(TrieError::MissingNode(*hash))?;
+            if keccak256(&rlp) != *hash {
+                return Err(TrieError::Corrupt(*hash, "node does not hash to its reference".into()));
+            }
+            on_node(*hash, &rlp)?;
+            decode(&rlp, depth).map_err(|why| TrieError::Corrupt(*hash, why))?
+        }
+        other => read(src, other, depth)?,
+    };
+    match node {
+        Node::Empty => Ok(()),
+        Node::Leaf { path: rest, value } => {
+            let mut key = [0u8; 32];
+            for (i, nibble) in path.iter().chain(rest.iter()).enumerate() {
+                key[i / 2] |= if i % 2 == 0 { nibble << 4 } else { *nibble };
+            }
+            on_leaf(B256::from(key), &value)
+        }
+        Node::Extension { path: rest, child } => {
+            path.extend_from_slice(&rest);
+            walk_ref(src, &child, path, on_node, on_leaf)?;
+            path.truncate(depth);
+            Ok(())
+        }
+        Node::Branch { children } => {
+            for (nibble, child) in children.iter().enumerate() {
+                path.push(nibble as u8);
+                walk_ref(src, child, path, on_node, on_leaf)?;
+                path.truncate(depth);
+            }
+            Ok(())
+        }
+    }
+}

@@ -179,6 +179,26 @@ fn log_queries_stop_at_block_boundaries_past_the_limit() {
 }
 
 #[test]
+fn log_queries_stop_gathering_past_their_byte_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    commit(&store, StateChanges::default(), vec![]);
+    let log = Log { address: A, data: LogData::new_unchecked(vec![B256::repeat_byte(0x22)], Bytes::from(vec![7u8; 1000])) };
+    for _ in 0..4 {
+        commit(&store, StateChanges::default(), vec![TxReceipt::new(2, true, 21_000, vec![log.clone(), log.clone()])]);
+    }
+    let view = store.view();
+    // Each log holds 1,032 bytes (its data and one topic): 8 of them fit in 10,000, not in 5,000.
+    let all = find_logs(&view, &LogFilter { from_block: 1, to_block: 4, limit: 100, max_bytes: 10_000, ..Default::default() }).unwrap();
+    assert!(!all.too_large);
+    assert_eq!(all.logs.len(), 8);
+    let capped = find_logs(&view, &LogFilter { from_block: 1, to_block: 4, limit: 100, max_bytes: 5_000, ..Default::default() }).unwrap();
+    assert!(capped.too_large);
+    assert!(capped.logs.len() <= 4, "stopped before holding more than the limit: {}", capped.logs.len());
+    assert_eq!(capped.last_block, 2);
+}
+
+#[test]
 fn service_column_families_scan_by_prefix_both_ways_and_write_atomically() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();

@@ -99,6 +99,23 @@ export class CometClient {
     return r.peers.map((p) => ({ nodeId: p.node_info.id, moniker: p.node_info.moniker, remoteIp: p.remote_ip, isOutbound: p.is_outbound }));
   }
 
+  /**
+   * The heights of the blocks this node's peers have committed, from the round state each peer's
+   * consensus reactor announces (dump_consensus_state: a peer working on height h has committed
+   * h - 1). Announced while this node block-syncs too, so it is the network's best height as the
+   * peers tell it.
+   */
+  async peerHeights(): Promise<number[]> {
+    const r = await this.call<{ peers?: { peer_state?: { round_state?: { height?: string | number } } }[] | null }>('dump_consensus_state');
+    const heights: number[] = [];
+    for (const p of r.peers ?? []) {
+      const h = Number(p.peer_state?.round_state?.height ?? 0);
+      // Height 0: the peer has announced nothing yet.
+      if (Number.isSafeInteger(h) && h > 0) heights.push(h - 1);
+    }
+    return heights;
+  }
+
   /** Hands a transaction to the network's mempool; answered with the app's CheckTx verdict. */
   async broadcastTxSync(tx: Buffer): Promise<CheckTxAnswer> {
     const r = await this.call<{ code: number; log: string; hash: string }>('broadcast_tx_sync', { tx: tx.toString('base64') });
@@ -134,7 +151,11 @@ export class CometClient {
     } catch (err) {
       throw new CometRpcError(`CometBFT RPC at ${this.url} is unreachable: ${(err as Error).message}`);
     }
-    const body = (await res.json().catch(() => null)) as (RpcEnvelope<unknown> & { id: number })[] | RpcEnvelope<unknown> | null;
+    let body = (await res.json().catch(() => null)) as (RpcEnvelope<unknown> & { id: number })[] | (RpcEnvelope<unknown> & { id?: number }) | null;
+    // CometBFT answers a batch of one with a bare answer, not a list of one.
+    if (!Array.isArray(body) && txs.length === 1 && body !== null && body.id === first && (body.result !== undefined || body.error !== undefined)) {
+      body = [{ ...body, id: first }];
+    }
     // A refused batch (too many requests, too large) is one error for all of it.
     if (!Array.isArray(body)) throw new CometRpcError(`CometBFT refused a batch of ${txs.length} broadcasts: ${(body as RpcEnvelope<unknown> | null)?.error?.data ?? (body as RpcEnvelope<unknown> | null)?.error?.message ?? `HTTP ${res.status}`}`);
     const refused = new Map<number, string>();

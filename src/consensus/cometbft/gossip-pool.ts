@@ -4,10 +4,13 @@
 // (broadcast_tx_async, a turn's submissions in one batch): CometBFT runs this node's CheckTx,
 // which finds it in the pool already and lets it through, and gossips it to the other validators,
 // whose CheckTx admits it to their pools. This node proposes it in any case when it is the
-// proposer, so a transaction CometBFT could not take is not lost.
+// proposer, so a transaction CometBFT could not take is not lost. A user operation accepted by
+// this node's bundler goes the same way (gossipUserOperation): tagged (./block-txs.ts), in the
+// turn's batch, admitted by every validator's CheckTx into its bundler's pool.
 import type { Logger } from 'pino';
 import type { Mempool, PooledTx } from '../../chain/pool.js';
 import type { CometClient } from './client.js';
+import { userOperationTx } from './block-txs.js';
 
 export class GossipPool implements Mempool {
   /** Admitted transactions of this turn, sent to CometBFT together. */
@@ -21,8 +24,17 @@ export class GossipPool implements Mempool {
 
   async submit(raw: Buffer): Promise<Buffer> {
     const hash = await this.local.submit(raw);
-    if (this.outgoing.push(raw) === 1) setImmediate(() => this.broadcast());
+    this.send(raw);
     return hash;
+  }
+
+  /** Hands a user operation this node's bundler pooled (its gossip bytes, src/aa/gossip.ts) to the network's mempool. */
+  gossipUserOperation(operation: Buffer): void {
+    this.send(userOperationTx(operation));
+  }
+
+  private send(tx: Buffer): void {
+    if (this.outgoing.push(tx) === 1) setImmediate(() => this.broadcast());
   }
 
   private broadcast(): void {

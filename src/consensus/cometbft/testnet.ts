@@ -1,16 +1,17 @@
 // A local network of validators on one machine: `svc-node testnet init` writes one genesis, shared
 // by CometBFT and the node (CometBFT's genesis.json, whose app_state is the node's genesis: chain
-// id 9000, the dev accounts and faucet of the devnet, the validators with their stakes and
+// id 9000, the dev accounts, faucet, bundler and ERC-4337 contracts of the devnet, the validators with their stakes and
 // consensus keys), and one home per validator with its own loopback ports; `svc-node testnet
 // start` runs them all. docs/network.md explains a network across machines.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { devAccounts, faucetAccount } from '../../chain/dev-accounts.js';
-import { CHAIN_ID, system } from '../../params.js';
+import { bundlerAccount, devAccounts, faucetAccount } from '../../chain/dev-accounts.js';
+import { accountAbstractionAccounts } from '../../chain/account-abstraction.js';
+import { CHAIN_ID, staking, system } from '../../params.js';
 import { SvcError } from '../../errors.js';
 import { cometbftBinary, consensusAddress } from './home.js';
-import type { GenesisBridge } from '../../chain/genesis.js';
+import type { GenesisBridge, GenesisStakingParams } from '../../chain/genesis.js';
 
 export class TestnetError extends SvcError {
   override readonly name = 'TestnetError';
@@ -32,6 +33,8 @@ export interface TestnetNode {
   operator: string;
   consensusKey: string;
   nodeId: string;
+  /** The host its peers reach it at, for a network across machines (testnet init --hosts); absent on loopback. */
+  host?: string;
 }
 
 export interface TestnetManifest {
@@ -53,7 +56,24 @@ export interface TestnetInitOptions {
   /** A bridge to an external chain in the genesis (docs/bridge.md). */
   bridge?: GenesisBridge;
   binary?: string;
+  /**
+   * One address per validator (host name or IP) for a network across machines: node i listens on
+   * every interface and is reached by its peers at hosts[i]; nodes on distinct hosts share the same
+   * ports (basePort..basePort + 4), a host named twice gets the next ports. Each home then also holds
+   * a systemd unit (svc-node.service) that starts the node from `remoteDir`.
+   */
+  hosts?: readonly string[];
+  /** Where each node's folder is copied on its machine (the unit's paths); default /var/lib/svc-node. */
+  remoteDir?: string;
+  /** The genesis's liveness rules (default params.staking's: 100 blocks, 50%). */
+  staking?: GenesisStakingParams;
 }
+
+/** Where testnet init's systemd units expect a node's folder on its machine. */
+export const DEFAULT_REMOTE_DIR = '/var/lib/svc-node';
+
+/** A host name or an IPv4/IPv6 address: what a peer address and config.toml may carry. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])$/;
 
 /** The CometBFT chain id of an svc chain. */
 export const cometChainId = (chainId: number): string => `svc-${chainId}`;
@@ -65,19 +85,33 @@ export function initTestnet(o: TestnetInitOptions): TestnetManifest {
   }
   const out = path.resolve(o.output);
   if (existsSync(out) && readdirSync(out).length > 0) throw new TestnetError(`${out} is not empty: give a new directory`);
+  if (o.hosts !== undefined) {
+    if (o.hosts.length !== o.validators) throw new TestnetError(`--hosts names ${o.hosts.length} hosts for ${o.validators} validators: give one per validator`);
+    const bad = o.hosts.find((h) => !HOST.test(h));
+    if (bad !== undefined) throw new TestnetError(`--hosts: "${bad.slice(0, 64)}" is not a host name or an IP address`);
+  }
   const binary = o.binary ?? cometbftBinary();
   const chainId = CHAIN_ID.devnet;
   const nodes: TestnetNode[] = [];
   for (let i = 0; i < o.validators; i++) {
-    nodes.push(initHome(out, `node${i}`, o.basePort + 10 * i, binary, devAccounts()[i]!.address.toLowerCase()));
+    const host = o.hosts?.[i];
+    // On machines of their own the nodes share ports; a host named again takes the next ten.
+    const slot = host === undefined ? i : o.hosts!.slice(0, i).filter((h) => h === host).length;
+    const node = initHome(out, `node${i}`, o.basePort + 10 * slot, binary, devAccounts()[i]!.address.toLowerCase());
+    nodes.push(host === undefined ? node : { ...node, host });
   }
 
   const timestamp = Math.floor((o.nowMs ?? Date.now()) / 1000);
   const g = system.devGenesisValidator;
-  const alloc: Record<string, { balance: string }> = {};
+  const alloc: Record<string, { balance: string; initCode?: string }> = {};
   for (const a of devAccounts()) alloc[a.address.toLowerCase()] = { balance: a.balance.toString() };
   const faucet = faucetAccount();
   alloc[faucet.address.toLowerCase()] = { balance: faucet.balance.toString() };
+  // As on the devnet: the dev bundler account (every node's bundler signs with it) and the ERC-4337
+  // EntryPoints with their SimpleAccountFactories, created by their constructors at genesis.
+  const bundler = bundlerAccount();
+  alloc[bundler.address.toLowerCase()] = { balance: bundler.balance.toString() };
+  for (const a of accountAbstractionAccounts()) alloc[`0x${a.address.toString('hex')}`] = { balance: a.balance.toString(), initCode: `0x${a.initCode!.toString('hex')}` };
   const appState = {
     chainId,
     timestamp,
@@ -93,6 +127,8 @@ export function initTestnet(o: TestnetInitOptions): TestnetManifest {
       consensusKey: n.consensusKey,
     })),
     ...(o.bridge ? { bridge: o.bridge } : {}),
+    // The liveness rules every node reads from the genesis (governance may change them later).
+    staking: { signedBlocksWindow: staking.signedBlocksWindow, minSignedPerWindowBps: staking.minSignedPerWindowBps, ...o.staking },
   };
   const power = (g.selfStake / 10n ** 18n).toString();
   const genesis = {
@@ -120,6 +156,7 @@ export function initTestnet(o: TestnetInitOptions): TestnetManifest {
     writeFileSync(path.join(out, n.cometbftHome, 'config', 'genesis.json'), JSON.stringify(genesis, null, 2) + '\n');
     writeConfig(out, n, nodes, o.blockTimeMs);
     mkdirSync(path.join(out, n.dataDir), { recursive: true });
+    if (n.host !== undefined) writeFileSync(path.join(out, n.name, 'svc-node.service'), systemdUnit(n, o.remoteDir ?? DEFAULT_REMOTE_DIR));
   }
   const manifest: TestnetManifest = { chainId, cometChainId: cometChainId(chainId), blockTimeMs: o.blockTimeMs, nodes };
   writeFileSync(path.join(out, 'testnet.json'), JSON.stringify(manifest, null, 2) + '\n');
@@ -177,9 +214,13 @@ function initHome(out: string, name: string, base: number, binary: string, opera
   };
 }
 
-/** A node's config.toml: its ports on loopback, every other node as a persistent peer, the block time. */
+/**
+ * A node's config.toml: its ports (on loopback, or p2p on every interface with its host as the
+ * address peers are told for a network across machines), every other node as a persistent peer,
+ * the block time.
+ */
 function writeConfig(out: string, n: TestnetNode, all: readonly TestnetNode[], blockTimeMs: number): void {
-  const peers = all.filter((p) => p.name !== n.name).map((p) => `${p.nodeId}@127.0.0.1:${p.p2pPort}`).join(',');
+  const peers = all.filter((p) => p.name !== n.name).map((p) => `${p.nodeId}@${p.host ?? '127.0.0.1'}:${p.p2pPort}`).join(',');
   const configFile = path.join(out, n.cometbftHome, 'config', 'config.toml');
   let toml = readFileSync(configFile, 'utf8');
   for (const [section, key, value] of [
@@ -188,10 +229,17 @@ function writeConfig(out: string, n: TestnetNode, all: readonly TestnetNode[], b
     ['rpc', 'laddr', `"tcp://127.0.0.1:${n.cometRpcPort}"`],
     // The node hands its RPC's transactions over in batches (broadcast_tx_async).
     ['rpc', 'max_request_batch_size', '500'],
-    ['p2p', 'laddr', `"tcp://127.0.0.1:${n.p2pPort}"`],
+    ['p2p', 'laddr', `"tcp://${n.host === undefined ? '127.0.0.1' : '0.0.0.0'}:${n.p2pPort}"`],
+    ['p2p', 'external_address', n.host === undefined ? '""' : `"${n.host}:${n.p2pPort}"`],
     ['p2p', 'persistent_peers', `"${peers}"`],
+    // Persistent peers only: with PEX on, the address book is dialled at once, before the consensus
+    // reactor has started (the switch starts reactors in random order), and a peer added then gets
+    // no votes from it, so a restarted validator could receive votes but send none. Persistent
+    // peers are dialled after every reactor has started.
+    ['p2p', 'pex', 'false'],
     ['p2p', 'addr_book_strict', 'false'],
-    ['p2p', 'allow_duplicate_ip', 'true'],
+    // Loopback nodes all share 127.0.0.1; machines each have their own address.
+    ['p2p', 'allow_duplicate_ip', n.host === undefined ? 'true' : 'false'],
     ['consensus', 'timeout_commit', `"${blockTimeMs}ms"`],
     // Loopback answers in microseconds: a stopped proposer costs 1 s, not CometBFT's 3 s for the internet.
     ['consensus', 'timeout_propose', '"1s"'],
@@ -230,6 +278,40 @@ export function nodeStartArgs(dir: string, n: TestnetNode, extra: readonly strin
     '--explorer-port', String(n.explorerPort),
     ...extra,
   ];
+}
+
+/**
+ * The systemd unit of a node of a network across machines: its folder copied to `remoteDir` on its
+ * host, svc-node on the PATH (npm install -g). JSON-RPC, WebSocket and explorer stay on loopback
+ * unless the operator adds --rpc-host 0.0.0.0 (docs/network.md).
+ */
+export function systemdUnit(n: TestnetNode, remoteDir: string): string {
+  const args = [
+    'start', '--network', 'devnet', '--consensus', 'cometbft',
+    '--data-dir', path.posix.join(remoteDir, 'data'),
+    '--cometbft-home', path.posix.join(remoteDir, 'cometbft'),
+    '--rpc-port', String(n.rpcPort), '--ws-port', String(n.wsPort), '--explorer-port', String(n.explorerPort),
+  ];
+  return [
+    '[Unit]',
+    `Description=svc-node validator ${n.name} (${n.operator})`,
+    'Wants=network-online.target',
+    'After=network-online.target',
+    '',
+    '[Service]',
+    'Type=simple',
+    `ExecStart=/usr/bin/env svc-node ${args.join(' ')}`,
+    'Restart=on-failure',
+    'RestartSec=5',
+    // svc-node stops its CometBFT and closes the database on SIGTERM; give a block in flight time to commit.
+    'KillSignal=SIGTERM',
+    'TimeoutStopSec=60',
+    'LimitNOFILE=65536',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ].join('\n');
 }
 
 /** Sets `key = value` in a section of a TOML file as CometBFT writes it ('' is the top level, before any section). */

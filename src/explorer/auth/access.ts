@@ -1,6 +1,7 @@
 // Who may call an explorer route and how often. An API key (X-Api-Key or ?apikey=) selects its
 // tier's per-second and daily limits; without one the caller gets the anonymous per-IP limit;
-// /auth/* adds a per-IP limit of its own. Routes marked `user` then need a valid access token.
+// /auth/* adds a per-IP limit of its own (and login a per-account one: login-throttle.ts). Routes
+// marked `user` then need a valid access token.
 // Limits run on wall-clock time from an injectable clock; loopback clients are exempt only when
 // the node says so (--rate-limit-loopback-exempt, on by default on a devnet, as for JSON-RPC).
 import type { Context } from 'koa';
@@ -10,6 +11,7 @@ import { BadRequestError, TooManyRequestsError, UnauthorizedError } from '../env
 import { API_PREFIX } from '../server.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { Accounts } from './accounts.js';
+import type { LoginThrottle } from './login-throttle.js';
 import type { ApiKeys } from './api-keys.js';
 import { clientKey, isLoopback } from '../../net/client-ip.js';
 import { SlidingWindowLimiter, type RateDecision } from './rate-limit.js';
@@ -22,6 +24,8 @@ import type { Watchlists } from './watchlist.js';
 export interface AuthServices {
   store: UsersStore;
   accounts: Accounts;
+  /** Failed sign-ins per account (params.explorer.authPerAccount). */
+  logins: LoginThrottle;
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokenFamilies;
   apiKeys: ApiKeys;
@@ -103,6 +107,7 @@ export class ExplorerAccess implements AccessControl {
     this.anonymous.sweep(now);
     this.authEndpoints.sweep(now);
     this.keys.sweep(now);
+    this.auth.logins.sweep();
   }
 
   private keyLimits(record: ApiKeyRecord, now: number): Limit[] {

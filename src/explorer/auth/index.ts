@@ -12,6 +12,7 @@ import { ExplorerAccess, type AuthServices } from './access.js';
 import { AccessTokens, jwtSecret } from './access-tokens.js';
 import { Accounts } from './accounts.js';
 import { ApiKeys } from './api-keys.js';
+import { LoginThrottle } from './login-throttle.js';
 import { RefreshTokenFamilies } from './refresh-tokens.js';
 import { UsersStore, type ApiKeyRecord, type ApiKeyTier } from './store.js';
 import { DailyUsage } from './usage.js';
@@ -48,6 +49,7 @@ export function createExplorerAuth(chain: Chain, dataDir: string, log: Logger, o
   const services: AuthServices = {
     store,
     accounts: new Accounts(store),
+    logins: new LoginThrottle(params.authPerAccount, now),
     accessTokens: new AccessTokens(jwtSecret(dataDir, store, options.env), store),
     refreshTokens: new RefreshTokenFamilies(store),
     apiKeys: new ApiKeys(store, usage),

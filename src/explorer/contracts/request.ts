@@ -3,6 +3,7 @@
 // "path:Name", a compiler version and, optionally, the ABI-encoded constructor arguments.
 import { contracts as params } from '../../params.js';
 import { BadRequestError } from '../envelope.js';
+import { clip } from '../validate.js';
 import type { Hex } from '../indexer/records.js';
 import type { StandardJsonInput } from './records.js';
 
@@ -27,12 +28,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The standard JSON input, checked: Solidity, sources with inline content, settings an object. */
 export function parseStandardInput(value: unknown): StandardJsonInput {
   if (!isObject(value)) throw new BadRequestError('the standard JSON input must be an object');
-  if (value.language !== 'Solidity') throw new BadRequestError(`only Solidity standard JSON input is supported (language: ${JSON.stringify(value.language)})`);
+  if (value.language !== 'Solidity') throw new BadRequestError(`only Solidity standard JSON input is supported (language: ${clip(JSON.stringify(value.language) ?? String(value.language))})`);
   const sources = value.sources;
   if (!isObject(sources) || Object.keys(sources).length === 0) throw new BadRequestError('the standard JSON input has no sources');
   if (Object.keys(sources).length > params.maxSources) throw new BadRequestError(`the standard JSON input has more than ${params.maxSources} sources`);
   for (const [path, source] of Object.entries(sources)) {
-    if (!isObject(source) || typeof source.content !== 'string') throw new BadRequestError(`source "${path}" has no inline content (urls are not fetched)`);
+    if (!isObject(source) || typeof source.content !== 'string') throw new BadRequestError(`source "${clip(path)}" has no inline content (urls are not fetched)`);
   }
   if (value.settings !== undefined && !isObject(value.settings)) throw new BadRequestError('settings of the standard JSON input must be an object');
   return value as unknown as StandardJsonInput;
@@ -44,8 +45,8 @@ export function parseContractName(value: unknown, input: StandardJsonInput): { s
   const cut = value.lastIndexOf(':');
   const sourcePath = value.slice(0, cut);
   const contractName = value.slice(cut + 1);
-  if (!NAME_PATTERN.test(contractName)) throw new BadRequestError(`contractName "${value}" does not end in a contract name`);
-  if (!(sourcePath in input.sources)) throw new BadRequestError(`source "${sourcePath}" of contractName is not among the sources`);
+  if (!NAME_PATTERN.test(contractName)) throw new BadRequestError(`contractName "${clip(value)}" does not end in a contract name`);
+  if (!(sourcePath in input.sources)) throw new BadRequestError(`source "${clip(sourcePath)}" of contractName is not among the sources`);
   return { sourcePath, contractName };
 }
 

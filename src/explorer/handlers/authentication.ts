@@ -30,7 +30,8 @@ export const authenticationHandlers: Record<string, Handler> = {
   async authLogin({ body, http }, services) {
     const auth = authServices(services);
     const { email, password } = body as Credentials;
-    const user = await auth.accounts.login(email, password);
+    // Refused while the account is locked by failed sign-ins from anywhere; a 401 here counts as one.
+    const user = await auth.logins.attempt(email, () => auth.accounts.login(email, password));
     return session(auth, http, user, auth.refreshTokens.start(user.id));
   },
 

@@ -3,6 +3,7 @@ import type { Handler } from '../definition.js';
 import { decodeFunctionResult, encodeFunctionData, type Abi, type AbiFunction } from 'viem';
 import { revertReason } from '../../chain/revert-reason.js';
 import { BadRequestError, NotFoundError } from '../envelope.js';
+import { clip } from '../validate.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
 import type { VerificationRecord, VerifiedContract, VerifiedListing } from '../contracts/records.js';
@@ -113,7 +114,7 @@ export const contractsHandlers: Record<string, Handler> = {
     try {
       data = encodeFunctionData({ abi: [fn], functionName: fn.name, args: args.map((a, i) => argument(fn.inputs[i]!.type, a)) } as never);
     } catch (err) {
-      throw new BadRequestError(`arguments of ${signatureOf(fn)}: ${(err as Error).message.split('\n')[0]}`);
+      throw new BadRequestError(`arguments of ${signatureOf(fn)}: ${clipMessage((err as Error).message.split('\n')[0] ?? '')}`);
     }
     const { chain } = services.node;
     const head = chain.head().number;
@@ -143,25 +144,41 @@ export const contractsHandlers: Record<string, Handler> = {
   },
 };
 
+/** viem's refusal of an argument repeats the argument: at most its first 160 characters are answered. */
+const clipMessage = (text: string): string => (text.length <= 160 ? text : `${text.slice(0, 160)}…`);
+
 const signatureOf = (f: AbiFunction) => `${f.name}(${f.inputs.map((i) => i.type).join(',')})`;
 
 /** The view or pure function `method` names (a name, or a signature when the name is overloaded). */
 function readFunction(abi: Abi, method: string): AbiFunction {
   const fns = abi.filter((e): e is AbiFunction => e.type === 'function');
   const matches = method.includes('(') ? fns.filter((f) => signatureOf(f) === method.replace(/\s+/g, '')) : fns.filter((f) => f.name === method);
-  if (matches.length === 0) throw new BadRequestError(`the contract's ABI has no function ${method}`);
+  if (matches.length === 0) throw new BadRequestError(`the contract's ABI has no function ${clip(method)}`);
   if (matches.length > 1) throw new BadRequestError(`${method} is overloaded: name it by its signature (${matches.map(signatureOf).join(', ')})`);
   const f = matches[0]!;
   if (f.stateMutability !== 'view' && f.stateMutability !== 'pure') throw new BadRequestError(`${signatureOf(f)} is ${f.stateMutability}: only view and pure functions are read`);
   return f;
 }
 
-/** A JSON argument as the ABI type wants it: integers from decimal or 0x strings (or safe numbers), the rest as given. */
+/**
+ * A JSON argument as the ABI type wants it: integers from decimal or 0x strings (or safe numbers),
+ * the rest as given. An integer string with more digits than its width holds is refused by its
+ * length before it is converted.
+ */
 function argument(type: string, value: unknown): unknown {
-  if (/^u?int\d*$/.test(type)) {
+  const int = /^u?int(\d*)$/.exec(type);
+  if (int) {
     if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
-    if (typeof value === 'string' && /^-?(0x[0-9a-fA-F]+|\d+)$/.test(value.trim())) return BigInt(value.trim());
-    throw new BadRequestError(`${type} argument ${JSON.stringify(value)}: give an integer as a decimal or 0x string`);
+    if (typeof value === 'string') {
+      const text = value.trim();
+      const bits = Number(int[1] || 256);
+      const digits = text.replace(/^-/, '');
+      const max = /^0x/i.test(digits) ? 2 + bits / 4 : (1n << BigInt(bits)).toString().length;
+      if (digits.length > max) throw new BadRequestError(`${type} argument: number > ${bits} bits`);
+      // BigInt takes no sign before 0x: the sign is applied after.
+      if (/^-?(0x[0-9a-fA-F]+|\d+)$/.test(text)) return text.startsWith('-') ? -BigInt(digits) : BigInt(digits);
+    }
+    throw new BadRequestError(`${type} argument ${clip(JSON.stringify(value) ?? String(value))}: give an integer as a decimal or 0x string`);
   }
   if (type.endsWith(']') && Array.isArray(value)) return value.map((v) => argument(type.slice(0, type.lastIndexOf('[')), v));
   return value;

@@ -1,4 +1,5 @@
-// Health: liveness (the process answers) and readiness (blocks are being committed and indexed).
+// Health: liveness (the process answers) and readiness (blocks are being committed and indexed,
+// and submitted transactions can be journaled).
 import { packageVersion } from '../../version.js';
 import type { Handler } from '../definition.js';
 import { ExplorerError } from '../envelope.js';
@@ -14,6 +15,9 @@ export const healthHandlers: Record<string, Handler> = {
     const head = node.chain.head().number;
     const stalled = node.production.unhealthyReason();
     if (stalled !== null) throw new ExplorerError(503, `not ready: the head (block ${head}) is stale: ${stalled}`);
+    // Every submitted transaction is refused while none can be journaled (a full disk).
+    const journal = node.transactionJournal.problem();
+    if (journal !== null) throw new ExplorerError(503, `not ready: ${journal}`);
     const indexed = indexer.indexedHeight();
     const lag = head - indexed;
     if (lag > READY_MAX_LAG) throw new ExplorerError(503, `not ready: the index is ${lag} blocks behind the head (block ${head})`);
@@ -29,6 +33,7 @@ export const healthHandlers: Record<string, Handler> = {
       headAgeMs: production.headAgeMs,
       staleAfterMs: production.staleAfterMs,
       blockProduction: production.status,
+      transactionJournal: node.transactionJournal.health().status,
       lastBlockIndexMs: Math.round(indexer.lastBlockMs * 100) / 100,
       maxBlockIndexMs: Math.round(indexer.maxBlockMs * 100) / 100,
     };

@@ -1,6 +1,6 @@
 // Network: the staking module's state and this node, as the svc_* methods report them, with large
 // integers as decimal strings.
-import { blockTimeMs } from '../../chain/block-time.js';
+import { blockTimeMs, epochDurationMs } from '../../chain/block-time.js';
 import { packageVersion } from '../../version.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/kernel/module.js';
@@ -103,7 +103,7 @@ export const networkHandlers: Record<string, Handler> = {
       startTime: num(chain.getBlockSummary({ number: start })?.timestamp),
       startTimeMs: blockTimeMs(chain, start) ?? null,
       lengthBlocks: params.epochLengthBlocks,
-      durationMs: params.epochLengthBlocks * config.blockTimeMs,
+      durationMs: epochDurationMs(chain, params.epochLengthBlocks, config.blockTimeMs, config.consensus === 'cometbft'),
       slot: head.number - start,
       activeValidators: set?.validators.length ?? 0,
     };

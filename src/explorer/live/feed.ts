@@ -5,6 +5,7 @@ import type http from 'node:http';
 import type { Logger } from 'pino';
 import { Server as SocketServer, type Socket } from 'socket.io';
 import type { ProducedBlock } from '../../native/index.js';
+import { EDGE_HEADERS } from '../../net/edge-headers.js';
 import { ws as wsParams } from '../../params.js';
 import { ValidatorWatch } from '../../modules/staking/changes.js';
 import { explorerProposalEventView } from '../handlers/governance.js';
@@ -42,6 +43,8 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
   const { node, indexer, indexes } = explorer.services;
   // CORS open as the REST API: explorers in browsers connect from their own origin.
   const io = new SocketServer(explorer.server.http, { serveClient: false, cors: { origin: '*' } });
+  // The edge headers of every answer (src/net/edge-headers.ts) on engine.io's own: its polling answers and the 101 of its WebSocket upgrade.
+  io.engine.on('headers', (headers: Record<string, string>) => Object.assign(headers, EDGE_HEADERS));
   const rooms = io.of('/').adapter.rooms;
   const members = (room: string): number => rooms.get(room)?.size ?? 0;
   // The room goes with each event, so a client in several rooms knows which one an event is for.

@@ -1,6 +1,8 @@
 // Authentication routes: register, login, refresh, logout, and the signed-in user's profile.
 // Access tokens are JWTs (Authorization: Bearer), valid explorer.accessTokenSeconds (15 min);
 // the refresh token rides in the HTTP-only cookie svc_refresh and is rotated on every refresh.
+// Register, login and logout take JSON only (415 otherwise): no cross-site form or text/plain post
+// reaches them without a CORS preflight.
 import { explorer as params } from '../../params.js';
 import type { RouteDef, RouteModule, Schema } from '../definition.js';
 import { authenticationHandlers } from '../handlers/authentication.js';
@@ -43,6 +45,7 @@ export const definitions: RouteDef[] = [
     summary: 'Create an account; returns an access token and sets the refresh cookie',
     auth: 'public',
     body: credentials,
+    jsonOnly: true,
     response: session,
     status: 201,
   },
@@ -54,6 +57,7 @@ export const definitions: RouteDef[] = [
     summary: 'Sign in with email and password; returns an access token and sets the refresh cookie',
     auth: 'public',
     body: credentials,
+    jsonOnly: true,
     response: session,
   },
   {
@@ -72,6 +76,9 @@ export const definitions: RouteDef[] = [
     category: 'Authentication',
     summary: 'Revoke the sign-in of the svc_refresh cookie and clear the cookie',
     auth: 'public',
+    // No fields; JSON only, so that another site cannot sign a visitor out with a form post.
+    body: { type: 'object', additionalProperties: false, properties: {}, description: 'send {} (or no body) with Content-Type: application/json' },
+    jsonOnly: true,
     response: { type: 'object', required: ['loggedOut'], properties: { loggedOut: { const: true } } },
   },
   {

@@ -1,4 +1,4 @@
-// Health: liveness, and readiness with the indexer's lag behind the chain head.
+// Health: liveness, and readiness with the indexer's lag behind the chain head and the transaction journal's state.
 import type { RouteDef, RouteModule } from '../definition.js';
 import { healthHandlers } from '../handlers/health.js';
 
@@ -18,7 +18,7 @@ const definitions: RouteDef[] = [
     path: '/health/ready',
     category: 'Health',
     summary:
-      'Ready when a block was committed within the last 3 block times (at least 2 s) and the index is at most 2 blocks behind the head (HTTP 503 otherwise, with the reason in the error).',
+      'Ready when a block was committed within the last 3 block times (at least 2 s), submitted transactions can be journaled and the index is at most 2 blocks behind the head (HTTP 503 otherwise, with the reason in the error).',
     auth: 'public',
     response: {
       type: 'object',
@@ -30,6 +30,7 @@ const definitions: RouteDef[] = [
         headAgeMs: { type: 'integer' },
         staleAfterMs: { type: 'integer' },
         blockProduction: { enum: ['ok', 'stalled'] },
+        transactionJournal: { enum: ['ok', 'failing'] },
       },
     },
   },

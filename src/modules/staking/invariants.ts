@@ -80,7 +80,7 @@ export function findInvariantViolations(state: LedgerState, params: StakingParam
     const w = v.window;
     let bits = 0;
     for (const byte of w.bitmap) for (let b = byte; b !== 0; b &= b - 1) bits++;
-    if (bits !== w.missed || w.missed > Math.min(w.index, params.signedBlocksWindow)) problems.push(`${at}: missed-block window inconsistent`);
+    if (bits !== w.missed || w.missed > Math.min(w.index, w.size) || w.judgedFrom > w.index) problems.push(`${at}: missed-block window inconsistent`);
     if (v.blocksProduced < 0 || v.blocksMissed < 0) problems.push(`${at}: negative block counters`);
   }
   if (active > params.maxValidators) problems.push(`${active} active validators, more than ${params.maxValidators}`);

@@ -19,7 +19,7 @@ import type { StakingParams } from '../../params.js';
 import { commissionEditProblem, commissionRatesProblem } from './commission.js';
 import { chooseActiveSet, compareAddress, type RankOf } from './epoch.js';
 import { findInvariantViolations } from './invariants.js';
-import { countBlock, emptyWindow, isDowntime, uptimeBps } from './liveness.js';
+import { countBlock, emptyWindow, isDowntime, missOf, uptimeBps } from './liveness.js';
 import { downtimePenalty } from './penalties.js';
 import { DirtyKeys, allRecords, recordsFor, stateFromRecords } from './store.js';
 import { commissionOf, rewardPerShareIncrease, rewardSince } from './rewards.js';
@@ -39,6 +39,7 @@ import {
   type Address,
   type Applied,
   type BlockRecord,
+  type CommitVote,
   type DelegationRecord,
   type DelegationView,
   type EpochChange,
@@ -84,6 +85,7 @@ export function assertParams(p: StakingParams): void {
   if (p.maxCommissionBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareMaxBps > 10_000) {
     throw new RangeError('staking params: basis-point shares above 10000');
   }
+  if (!Number.isSafeInteger(p.minSignedPerWindowBps) || p.minSignedPerWindowBps < 0 || p.minSignedPerWindowBps > 10_000) throw new RangeError('staking param minSignedPerWindowBps must be 0..10000');
   if (p.rewardMultiplierMinBps > p.rewardMultiplierMaxBps) throw new RangeError('staking params: rewardMultiplierMinBps above rewardMultiplierMaxBps');
   if (p.inferenceMinersShareMaxBps < p.inferenceMinersShareBps || p.inferenceMinersShareStepBps < 0 || p.inferenceMinersShareBaseMiners < 0) {
     throw new RangeError('staking params: the miners\' share must grow from its base up to inferenceMinersShareMaxBps (step and base miners not negative)');
@@ -443,11 +445,14 @@ export class StakingLedger {
   // ---- block and epoch hooks ----------------------------------------------------------------
 
   /**
-   * Count a block: the proposer's blocksProduced, and for every active validator a signed or
-   * missed block in its downtime window (the proposer counts as signing). Validators whose window
-   * shows downtime are slashed and jailed here through slash() (downtimePenalty's order).
+   * Count a block: the proposer's blocksProduced, and for every active validator the block counts
+   * (see missOf) a signed or missed block in its downtime window. With `commit` (CometBFT's
+   * decided last commit) only the validators it lists are counted and only its absent ones miss;
+   * without it (solo) every active validator not among `signers` misses (the proposer counts as
+   * signing). Validators whose window shows downtime are slashed and jailed here through slash()
+   * (downtimePenalty's order).
    */
-  recordBlock(height: number, proposer: Address, signers: readonly Address[], now: number): BlockRecord {
+  recordBlock(height: number, proposer: Address, signers: readonly Address[], now: number, commit?: readonly CommitVote[]): BlockRecord {
     assertBlockNumber('height', height);
     assertBlockNumber('now', now);
     const p = this.state.validators.get(proposer);
@@ -458,11 +463,15 @@ export class StakingLedger {
 
     const signed = new Set<Address>(signers);
     signed.add(proposer);
+    const votes = commit ? new Map(commit.map((c) => [c.validator, c.flag])) : undefined;
     const down: Address[] = [];
     for (const address of [...this.state.validators.keys()].sort()) {
       const v = this.state.validators.get(address)!;
       if (v.status !== 'active') continue;
-      const missed = !signed.has(address);
+      const missed = missOf(address, signed, votes);
+      if (missed === undefined) continue;
+      // A governance change of the window size starts every window afresh at its first block.
+      if (v.window.size !== this.params.signedBlocksWindow) v.window = emptyWindow(this.params.signedBlocksWindow);
       countBlock(v.window, this.params.signedBlocksWindow, missed);
       if (missed) v.blocksMissed++;
       else v.lastActiveAt = height;
@@ -660,14 +669,19 @@ export class StakingLedger {
     this.dirty.globals = true;
   }
 
-  /** Jail a validator until `until` (never shortening a running jail); its downtime window starts afresh. */
+  /**
+   * Jail a validator until `until` (never shortening a running jail). Downtime is judged afresh
+   * from here (a full window after its return, as Cosmos resets its window at a jail), but the
+   * window's bitmap stays: uptime and the score's uptime part keep the blocks it missed until
+   * newer blocks overwrite them.
+   */
   private jail(v: ValidatorRecord, until: number, reason: string, events: LedgerEvent[]): void {
     const wasJailed = v.status === 'jailed';
     const newUntil = wasJailed ? Math.max(v.jailedUntil, until) : until;
     if (wasJailed && newUntil === v.jailedUntil) return;
     v.status = 'jailed';
     v.jailedUntil = newUntil;
-    if (!wasJailed) v.window = emptyWindow(this.params.signedBlocksWindow);
+    if (!wasJailed) v.window.judgedFrom = v.window.index;
     this.dirty.validators.add(v.operator);
     events.push({ type: 'Jailed', validator: v.operator, until: newUntil, reason });
   }
@@ -702,7 +716,7 @@ export class StakingLedger {
       totalRewards: v.totalRewards,
       blocksProduced: v.blocksProduced,
       blocksMissed: v.blocksMissed,
-      uptimeBps: uptimeBps(v.window, this.params.signedBlocksWindow),
+      uptimeBps: uptimeBps(v.window, v.window.size),
       missedInWindow: v.window.missed,
       slashes: v.slashes.map((s) => ({ ...s })),
     };

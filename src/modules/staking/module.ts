@@ -29,7 +29,7 @@ import { BANNED, doubleSignPenalty, spotCheckPenalty } from './penalties.js';
 import type { ModuleMessage } from '../kernel/messages.js';
 import { StakingLedger } from './ledger.js';
 import { blockRewardFor, inferenceMinersShareBps, splitBlockReward } from './rewards.js';
-import type { Address, LedgerEvent, LedgerResult, Payout } from './types.js';
+import type { Address, CommitVote, LedgerEvent, LedgerResult, Payout } from './types.js';
 
 const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');
 
@@ -129,6 +129,9 @@ export interface Evidence {
 
 /** Evidence a block may carry (CometBFT bounds it by bytes; this bounds the work of one block). */
 const MAX_EVIDENCE_PER_BLOCK = 100;
+/** Votes a block's last-commit message may list (CometBFT's set is the epoch's active set, far fewer). */
+const MAX_COMMIT_VOTES = 10_000;
+const COMMIT_FLAGS: readonly string[] = ['commit', 'absent', 'nil'] satisfies CommitVote['flag'][];
 
 export class StakingModule implements SystemModule {
   readonly name = 'staking';
@@ -138,6 +141,8 @@ export class StakingModule implements SystemModule {
   private pendingPenalties: { validator: Address; reason: string; infractionHeight: number | undefined }[] = [];
   /** The block's duplicate-vote evidence (system messages from the consensus engine), applied by its endBlock. */
   private evidence: Evidence[] = [];
+  /** The block's decided last commit (a system message from the consensus engine), counted by its endBlock; none on the solo chain. */
+  private lastCommit: CommitVote[] | undefined;
   /** The inference miners' part of the block reward decided by the last endBlock: the compute module mints and pays it. */
   private minersShareOfBlock: { height: number; amount: bigint } | null = null;
   private compute: ComputeKeeper | undefined;
@@ -168,6 +173,7 @@ export class StakingModule implements SystemModule {
     // Orders of a failed block are ordered again from the state the block is retried on.
     this.pendingPenalties = [];
     this.evidence = [];
+    this.lastCommit = undefined;
     this.minersShareOfBlock = null;
   }
 
@@ -184,16 +190,28 @@ export class StakingModule implements SystemModule {
   committed(): void {
     this.minersShareOfBlock = null;
     this.evidence = [];
+    this.lastCommit = undefined;
   }
 
   /**
-   * The staking messages a block may carry: duplicate-vote evidence, which only the consensus
-   * engine gives (CometBFT's misbehavior list, turned into messages by the node for every block
-   * the same way); a proposer cannot put one among its transactions (the CometBFT app refuses it).
+   * The staking messages a block may carry, which only the consensus engine gives (CometBFT's
+   * FinalizeBlock request, turned into messages by the node for every block the same way, so they
+   * are stored with the block and a replay applies them too); a proposer cannot put one among its
+   * transactions (the CometBFT app refuses it):
+   *   evidence  duplicate-vote evidence: { validator, height }
+   *   commit    the decided last commit, at most one: { votes: [{ validator, flag }] }, flag
+   *             commit, absent or nil (BlockIDFlag), each validator once; liveness counts it
    */
   checkMessages(messages: readonly ModuleMessage[]): string | null {
-    if (messages.length > MAX_EVIDENCE_PER_BLOCK) return `${messages.length} pieces of evidence, limit ${MAX_EVIDENCE_PER_BLOCK}`;
+    const evidence = messages.filter((m) => m.kind === 'evidence');
+    if (evidence.length > MAX_EVIDENCE_PER_BLOCK) return `${evidence.length} pieces of evidence, limit ${MAX_EVIDENCE_PER_BLOCK}`;
+    if (messages.filter((m) => m.kind === 'commit').length > 1) return 'more than one last commit';
     for (const m of messages) {
+      if (m.kind === 'commit') {
+        const problem = commitProblem(m.body);
+        if (problem !== null) return problem;
+        continue;
+      }
       if (m.kind !== 'evidence') return `unknown message kind ${m.kind}`;
       const b = m.body as Record<string, unknown>;
       const ok =
@@ -206,7 +224,9 @@ export class StakingModule implements SystemModule {
   }
 
   deliverMessages(messages: readonly ModuleMessage[]): void {
-    this.evidence = messages.map((m) => m.body as Evidence);
+    this.evidence = messages.filter((m) => m.kind === 'evidence').map((m) => m.body as Evidence);
+    const commit = messages.find((m) => m.kind === 'commit');
+    this.lastCommit = commit ? (commit.body as { votes: CommitVote[] }).votes : undefined;
   }
 
   /** Start of a block: the previous block's failed spot-checks are ordered as penalties (a wallet without stake has nothing to slash). */
@@ -343,7 +363,7 @@ export class StakingModule implements SystemModule {
   }
 
   /**
-   * End of a block: count liveness (`signers` signed, the proposer proposed), mint the block reward
+   * End of a block: count liveness (the block's last commit when it carries one, else `signers` signed; the proposer proposed), mint the block reward
    * (times the stake-ratio multiplier) and split it: the treasury's share, the inference miners'
    * share (grown with `activeMiners`, the compute module's count; returned as minersShare: the compute
    * module mints and pays it), and the validators' share by contribution score, commission first,
@@ -370,7 +390,7 @@ export class StakingModule implements SystemModule {
       burned += r.burned;
     }
     if (this.ledger.validator(proposer)) {
-      const record = this.ledger.recordBlock(ctx.height, proposer, signers, ctx.now);
+      const record = this.ledger.recordBlock(ctx.height, proposer, signers, ctx.now, this.lastCommit);
       events.push(...record.events);
       burned += record.burned;
     }
@@ -419,4 +439,23 @@ export class StakingModule implements SystemModule {
     out.set(best.address, (out.get(best.address) ?? 0n) + (total - given));
     return out;
   }
+}
+
+/** Why a last-commit message's body is not { votes: [{ validator, flag }] } with each validator once; null when it is. */
+function commitProblem(body: unknown): string | null {
+  const b = body as Record<string, unknown>;
+  if (typeof b !== 'object' || b === null || Object.keys(b).join() !== 'votes' || !Array.isArray(b.votes)) return 'a last commit has exactly a list of votes';
+  if (b.votes.length > MAX_COMMIT_VOTES) return `a last commit of ${b.votes.length} votes, limit ${MAX_COMMIT_VOTES}`;
+  const seen = new Set<string>();
+  for (const v of b.votes as unknown[]) {
+    const vote = v as Record<string, unknown>;
+    const ok =
+      typeof vote === 'object' && vote !== null && Object.keys(vote).sort().join() === 'flag,validator' &&
+      typeof vote.validator === 'string' && /^0x[0-9a-f]{40}$/.test(vote.validator) &&
+      typeof vote.flag === 'string' && COMMIT_FLAGS.includes(vote.flag);
+    if (!ok) return 'a last commit\'s vote has exactly a lowercase 0x validator and a flag (commit, absent or nil)';
+    if (seen.has(vote.validator as string)) return `a last commit lists ${vote.validator as string} twice`;
+    seen.add(vote.validator as string);
+  }
+  return null;
 }

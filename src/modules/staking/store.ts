@@ -101,7 +101,7 @@ export function encodeValidator(v: ValidatorRecord): Buffer {
     blocksProduced: v.blocksProduced,
     blocksMissed: v.blocksMissed,
     slashCount: v.slashes.length,
-    window: { bitmap: Buffer.from(v.window.bitmap).toString('hex'), index: v.window.index, missed: v.window.missed },
+    window: { bitmap: Buffer.from(v.window.bitmap).toString('hex'), index: v.window.index, missed: v.window.missed, size: v.window.size, judgedFrom: v.window.judgedFrom },
   });
 }
 
@@ -179,7 +179,14 @@ export function decodeRecord(key: Buffer, value: Buffer): DecodedRecord {
         outstandingRewards: f.big('outstandingRewards'),
         blocksProduced: f.int('blocksProduced'),
         blocksMissed: f.int('blocksMissed'),
-        window: { bitmap: new Uint8Array(bitmap), index: window.int('index'), missed: window.int('missed') },
+        // Records written before windows carried their size and judging start: size 0 (see stateFromRecords).
+        window: {
+          bitmap: new Uint8Array(bitmap),
+          index: window.int('index'),
+          missed: window.int('missed'),
+          size: window.has('size') ? window.int('size', 1) : 0,
+          judgedFrom: window.has('judgedFrom') ? window.int('judgedFrom') : 0,
+        },
       };
       return { kind: 'validator', validator: v, slashCount: f.int('slashCount') };
     }
@@ -273,6 +280,9 @@ class Fields {
     const v = this.o[field];
     if (typeof v !== 'bigint' || v < 0n) this.fail(field, 'a non-negative integer');
     return v;
+  }
+  has(field: string): boolean {
+    return this.o[field] !== undefined;
   }
   int(field: string, min = 0): number {
     const v = this.o[field];
@@ -390,7 +400,7 @@ export function allRecords(state: LedgerState): { key: Buffer; value: Buffer }[]
 
 /**
  * Rebuild a state from stored records (any order). Running totals are recomputed from the records.
- * A missed-block window stored for another window size is started afresh.
+ * A missed-block window keeps the size it was made for (recordBlock starts it afresh at another size).
  */
 export function stateFromRecords(params: StakingParams, records: Iterable<{ key: Buffer; value: Buffer }>): LedgerState {
   const state = emptyState();
@@ -401,7 +411,12 @@ export function stateFromRecords(params: StakingParams, records: Iterable<{ key:
     switch (r.kind) {
       case 'validator': {
         const v: ValidatorRecord = { ...r.validator, slashes: [] };
-        if (v.window.bitmap.length !== Math.ceil(params.signedBlocksWindow / 8)) v.window = emptyWindow(params.signedBlocksWindow);
+        if (v.window.size === 0) {
+          // An older record: its window was made for the genesis size, or starts afresh.
+          if (v.window.bitmap.length === Math.ceil(params.signedBlocksWindow / 8)) v.window.size = params.signedBlocksWindow;
+          else v.window = emptyWindow(params.signedBlocksWindow);
+        }
+        if (v.window.bitmap.length !== Math.ceil(v.window.size / 8) || v.window.judgedFrom > v.window.index) throw new StakingRecordError(key.toString('hex'), 'missed-block window does not match its size');
         state.validators.set(v.operator, v);
         slashCounts.set(v.operator, r.slashCount);
         break;

@@ -35,6 +35,15 @@ export interface SigningWindow {
   index: number;
   /** Set bits in the bitmap. */
   missed: number;
+  /** The window size (signedBlocksWindow) the bitmap was made for; a window of another size starts afresh. */
+  size: number;
+  /**
+   * The index from which downtime is judged: a full window must be counted after it. A downtime
+   * jail sets it to the index it jailed at (Cosmos x/slashing resets its window there so that a
+   * returning validator is not jailed again at once); the bitmap stays, so uptime keeps showing
+   * the blocks the validator missed.
+   */
+  judgedFrom: number;
 }
 
 /** A validator as the ledger stores it. */
@@ -240,6 +249,15 @@ export interface Refusal {
 export type Applied<T extends object = object> = { ok: true; events: LedgerEvent[]; payouts: Payout[] } & T;
 
 export type LedgerResult<T extends object = object> = Applied<T> | Refusal;
+
+/** A validator's vote in CometBFT's decided last commit (its BlockIDFlag): for the block, absent, or for nil. */
+export type CommitVoteFlag = 'commit' | 'absent' | 'nil';
+
+/** One entry of a block's decided last commit: the validator (its operator address) and what the commit says of it. */
+export interface CommitVote {
+  validator: Address;
+  flag: CommitVoteFlag;
+}
 
 /** What recordBlock did: downtime slashes it applied and the validators it jailed for them. */
 export interface BlockRecord {

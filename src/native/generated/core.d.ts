@@ -51,24 +51,29 @@ export declare class Chain {
   /** eth_call on the exec lane (refused with code QueueFull when its queue is full). */
   call(req: CallRequest, blockNumber: number, overrides?: CallOverridesJs | undefined | null): Promise<CallResult>
   /**
-   * geth's debug traces of block `number`'s transactions, all or the one at `index`, under the
-   * tracer `options` names (geth's tracing options as JSON), on the exec lane: the JSON of
-   * `[{txHash, result}]`. Errors carry a code: TRACE_OPTIONS (the options), TRACE_NOT_FOUND,
-   * TRACE_UNAVAILABLE (a block written before the node kept what re-executing it needs).
+   * geth's debug traces of block `number`'s transactions under the tracer `options` names
+   * (geth's tracing options as JSON), on the exec lane, as JSON bytes within the reply limit:
+   * `[{txHash, result}]` for all of them, or the trace of the one at `index`. Errors carry a
+   * code: TRACE_OPTIONS (the options), TRACE_NOT_FOUND, TRACE_UNAVAILABLE (a block written
+   * before the node kept what re-executing it needs), TRACE_LIMIT, RESPONSE_TOO_LARGE.
    */
-  debugTraceBlock(number: number, index: number | undefined | null, options: string): Promise<string>
+  debugTraceBlock(number: number, index: number | undefined | null, options: string): Promise<Buffer>
   /**
-   * eth_simulateV1 on the state after `block_number`, on the exec lane: geth's result as JSON (the
-   * simulated blocks with their calls), or a coded SIMULATE error whose text starts with geth's code.
+   * eth_simulateV1 on the state after `block_number`, on the exec lane: geth's result as JSON
+   * bytes within the reply limit (the simulated blocks with their calls), or a coded SIMULATE
+   * error whose text starts with geth's code (EVM_TIMEOUT past the RPC EVM timeout).
    */
-  simulate(blocks: Array<SimulateBlockJs>, blockNumber: number, validation: boolean): Promise<string>
+  simulate(blocks: Array<SimulateBlockJs>, blockNumber: number, validation: boolean): Promise<Buffer>
   /**
    * The value transfers and creations inside block `number`'s transactions (the explorer's
    * internal transactions), from its call traces, on the backfill lane.
    */
   internalTransactions(number: number): Promise<Array<InternalTransaction>>
-  /** geth's debug trace of a call on the state after `block_number` (debug_traceCall), as JSON. */
-  debugTraceCall(req: CallRequest, blockNumber: number, options: string): Promise<string>
+  /**
+   * geth's debug trace of a call on the state after `block_number` (debug_traceCall), as JSON
+   * bytes within the reply limit.
+   */
+  debugTraceCall(req: CallRequest, blockNumber: number, options: string): Promise<Buffer>
   /**
    * A call watched by the validation tracer, with code overrides, on the exec lane: a bundler's
    * simulation of a user operation (refused with code QueueFull when its queue is full).
@@ -79,10 +84,11 @@ export declare class Chain {
   /** eth_createAccessList on the exec lane (refused with code QueueFull when its queue is full). */
   createAccessList(req: CallRequest, blockNumber: number, overrides?: CallOverridesJs | undefined | null): Promise<AccessListResult>
   /**
-   * eth_getProof on the exec lane: the account and storage slots with their Merkle proofs
-   * against the state root of block `block_number` (refused with code QueueFull when busy).
+   * eth_getProof on the exec lane: EIP-1186's answer as geth gives it (the account and the
+   * storage slots with their Merkle proofs against the state root of block `block_number`), as
+   * JSON bytes within the reply limit (refused with code QueueFull when busy).
    */
-  getProof(address: Buffer, slots: Array<Buffer>, blockNumber: number): Promise<AccountProofJs>
+  getProof(address: Buffer, keys: Array<ProofKey>, blockNumber: number): Promise<Buffer>
   /** The EIP-2718 encoding of a mined transaction, by hash (null when not mined). */
   getRawTransaction(hash: Buffer): Buffer | null
   /** The EIP-2718 encoding of the transaction at `index` of a block (null when there is none). */
@@ -93,6 +99,11 @@ export declare class Chain {
   getRawReceipts(sel: BlockSelector): Array<Buffer> | null
   /** eth_getLogs on the logs lane (refused with code QueueFull when its queue is full). */
   getLogs(filter: LogFilter): Promise<LogQueryResult>
+  /**
+   * eth_getLogs' answer on the logs lane as JSON bytes, within the reply limit (refused with
+   * code QueueFull when the lane's queue is full, RESPONSE_TOO_LARGE past the limit).
+   */
+  getLogsJson(filter: LogFilter): Promise<LogQueryJson>
   getBlockLogs(blockNumber: number): Record<string, unknown>[]
   feeHistory(newestBlock: number, blockCount: number, rewardPercentiles: Array<number>): FeeHistoryResult
   /**
@@ -130,6 +141,23 @@ export declare class Chain {
    * for long batches); a transaction that does not decode carries its error text instead.
    */
   decodeTransactions(raws: Array<Buffer>): Promise<DecodeOutcome[]>
+  /**
+   * Writes a state sync snapshot of the head into `dir` (chunk-0, chunk-1 ...), each chunk at
+   * most `chunkBytes`, on a worker thread from the view pinned now; refused unless the head is
+   * block `height` (the block just committed).
+   */
+  writeSnapshot(height: number, dir: string, chunkBytes: number): Promise<SnapshotWritten>
+  /** Starts restoring a snapshot: the data dir must hold nothing beyond genesis. */
+  restoreBegin(): void
+  /** Writes one (hash-checked) chunk of the snapshot being restored. */
+  restoreChunk(chunk: Buffer): void
+  /**
+   * Verifies the restored state against `root` (the trusted app hash of block `height`) and
+   * makes that block the head; an error names what does not verify.
+   */
+  restoreFinish(height: number, root: Buffer): void
+  /** The first block whose state this node holds (the snapshot height it joined at by state sync; 0 otherwise). */
+  stateFrom(): number
 }
 
 /** The JSON-RPC HTTP server of one chain. */
@@ -171,17 +199,6 @@ export interface AccountOverrideJs {
   state?: Array<StorageWord>
   /** Replaces only the slots listed. */
   stateDiff?: Array<StorageWord>
-}
-
-/** eth_getProof's answer (an absent account reads as empty, `exists` false). */
-export interface AccountProofJs {
-  exists: boolean
-  balance: bigint
-  nonce: bigint
-  codeHash: Buffer
-  storageHash: Buffer
-  accountProof: Array<Buffer>
-  storageProof: Array<StorageProofJs>
 }
 
 export interface AccountState {
@@ -296,7 +313,12 @@ export interface CallResult {
 }
 
 export interface ChainOptions {
+  /** geth's RPCGasCap: the gas of eth_call and its kin, and of a whole eth_simulateV1 (0 = none). */
   rpcGasCap: number
+  /** geth's RPCEVMTimeout in ms (0 = none; default 5000). */
+  rpcEvmTimeoutMs?: number
+  /** Most bytes of one reply the chain writes (traces, simulations, logs; 0 = none; default 100 MiB). */
+  maxResponseBytes?: number
   stateHistory: number
 }
 
@@ -411,7 +433,8 @@ export interface HeadInfo {
 export interface HttpReply {
   status: number
   headers: Record<string, string>
-  body?: string
+  /** A string, or bytes (a large answer, sent as they are without a copy). */
+  body?: string | Buffer
 }
 
 /** A request handed to JavaScript. */
@@ -518,6 +541,14 @@ export interface LogFilter {
   addresses: Array<Buffer>
   topics: Array<Array<Buffer> | undefined | null>
   limit: number
+}
+
+/** eth_getLogs' answer as JSON bytes, unless the query passed the result limit (`truncated`). */
+export interface LogQueryJson {
+  /** The JSON array of the RPC-shaped logs (empty when truncated). */
+  json: Buffer
+  truncated: boolean
+  lastBlock: number
 }
 
 export interface LogQueryResult {
@@ -653,6 +684,15 @@ export interface ProducedBlock {
 }
 
 /**
+ * One storage key of eth_getProof: the slot (up to 32 bytes) and whether it was given as a full
+ * 32-byte hash (then it is answered as given, else as a quantity, as geth does).
+ */
+export interface ProofKey {
+  slot: Buffer
+  exact: boolean
+}
+
+/**
  * The address whose secp256k1 key signed the 32-byte `digest` with `signature` (65 bytes:
  * r ‖ s ‖ v, v 27 or 28), as the EVM's ecrecover finds it but stricter: a high `s`, an `r` or `s`
  * out of range, another `v` or another length gives null (so one signature has one encoding).
@@ -682,6 +722,14 @@ export interface SlotCount {
   count: number
 }
 
+/** A snapshot written to a directory: its block, state root and each chunk's keccak256. */
+export interface SnapshotWritten {
+  height: number
+  hash: Buffer
+  root: Buffer
+  chunkHashes: Array<Buffer>
+}
+
 export interface StatusCount {
   status: number
   count: number
@@ -690,13 +738,6 @@ export interface StatusCount {
 export interface StorageEntry {
   slot: Buffer
   value: Buffer
-}
-
-/** One storage slot of eth_getProof: its value (32 bytes) and proof nodes. */
-export interface StorageProofJs {
-  key: Buffer
-  value: Buffer
-  proof: Array<Buffer>
 }
 
 /** A storage word of a state override: slot and value, 32 bytes each. */

@@ -1,11 +1,12 @@
 // geth's debug tracing (docs/rpc.md, debug): debug_traceTransaction, debug_traceBlockByNumber,
 // debug_traceBlockByHash and debug_traceCall with the struct logger (default), callTracer,
 // prestateTracer (diffMode too), 4byteTracer and noopTracer. The block is re-executed natively on
-// its parent's state, on the exec lane (crates/svc-evm/src/debug_trace.rs); the result is geth's JSON.
+// its parent's state, on the exec lane (crates/svc-evm/src/debug_trace.rs); the result is geth's JSON,
+// written there as bytes within the reply limit and sent as it is.
 import { NativeError } from '../../native/index.js';
 import { blockNumberOf } from '../block-tags.js';
 import { ExecutionError, HeaderNotFoundError, InvalidParamsError } from '../errors.js';
-import { method, optional, required, type MethodTable, type RpcContext } from '../method.js';
+import { method, optional, RawJson, required, type MethodTable, type RpcContext } from '../method.js';
 import { InvalidValueError, parseBlockId, parseBlockNumberOrTag, parseCallObject, parseHash } from '../validate.js';
 
 /** Tracing options: an object (geth's TraceConfig / TraceCallConfig), passed on as JSON; the native side checks its fields. */
@@ -17,10 +18,10 @@ function parseTraceOptions(value: unknown): string {
   return JSON.stringify(rest);
 }
 
-/** Native tracing errors as JSON-RPC errors: bad options -32602, the rest -32000 with the reason. */
-async function traced<T>(run: () => Promise<string>, shape: (json: unknown) => T): Promise<T> {
+/** A native trace as the answer's JSON bytes; native tracing errors as JSON-RPC errors: bad options -32602, the rest -32000 with the reason. */
+async function traced(run: () => Promise<Buffer>): Promise<RawJson> {
   try {
-    return shape(JSON.parse(await run()) as unknown);
+    return new RawJson(await run());
   } catch (err) {
     if (err instanceof NativeError) {
       if (err.code === 'TRACE_OPTIONS') throw new InvalidParamsError(`invalid argument 1: ${err.message}`);
@@ -31,7 +32,7 @@ async function traced<T>(run: () => Promise<string>, shape: (json: unknown) => T
 }
 
 function traceBlock(ctx: RpcContext, number: number, options: string) {
-  return traced(() => ctx.services.chain.debugTraceBlock(number, null, options), (json) => json);
+  return traced(() => ctx.services.chain.debugTraceBlock(number, null, options));
 }
 
 export const debugMethods: MethodTable = {
@@ -40,10 +41,7 @@ export const debugMethods: MethodTable = {
     if (receipt === null) throw new ExecutionError('transaction not found');
     const number = Number(BigInt(receipt.blockNumber));
     const index = Number(BigInt(receipt.transactionIndex));
-    return traced(
-      () => ctx.services.chain.debugTraceBlock(number, index, options ?? '{}'),
-      (json) => (json as { result: unknown }[])[0]!.result,
-    );
+    return traced(() => ctx.services.chain.debugTraceBlock(number, index, options ?? '{}'));
   }),
 
   debug_traceBlockByNumber: method([required(parseBlockNumberOrTag), optional(parseTraceOptions)], async (ctx, [id, options]) => {
@@ -63,6 +61,6 @@ export const debugMethods: MethodTable = {
     const id = block ?? { tag: 'latest' as const };
     const number = 'hash' in id ? chain.blockNumberByHash(id.hash) : blockNumberOf(chain, id);
     if (number === null) throw new HeaderNotFoundError();
-    return traced(() => chain.debugTraceCall(call.request, number, options ?? '{}'), (json) => json);
+    return traced(() => chain.debugTraceCall(call.request, number, options ?? '{}'));
   }),
 };

@@ -33,6 +33,13 @@ function failure(result: CallResult | EstimateResult): Error {
 }
 
 
+/** A call's gas within the RPC gas cap (geth's): the gas it names, at most the cap; the cap (or the block's gas limit without one) when it names none. */
+function cappedGas(ctx: RpcContext, gas: bigint | undefined): bigint {
+  const cap = BigInt(ctx.services.config.rpcGasCap ?? rpc.gasCap);
+  if (gas === undefined) return cap > 0n ? cap : BigInt(ctx.services.chain.head().gasLimit);
+  return cap > 0n && gas > cap ? cap : gas;
+}
+
 /**
  * A call to the staking module runs the module on a copy of its state at the head (the module
  * keeps no history of its own, so older blocks are -32002).
@@ -49,7 +56,7 @@ function simulateModule(ctx: RpcContext, call: ParsedCall, blockNumber: number):
   const data = call.request.data ?? Buffer.alloc(0);
   const outcome = app.simulateModule(
     call.request.to!,
-    { from: toAddress(from), value, data, gasLimit: call.request.gas ?? BigInt(rpc.gasCap), intrinsicGas: core.intrinsicGas(data) },
+    { from: toAddress(from), value, data, gasLimit: cappedGas(ctx, call.request.gas), intrinsicGas: core.intrinsicGas(data) },
     // The next block's earliest time: block time, not the wall clock, decides what the call sees.
     { height: head.number + 1, timeMs: head.timestampMs + 1 },
   );
@@ -120,7 +127,7 @@ export const callMethods: MethodTable = {
     const overrides = callOverrides(state, blockOverride);
     if (isModuleCall(ctx, call, overrides)) {
       await ctx.services.app.settled();
-      const request = { ...call.request, gas: call.request.gas ?? BigInt(rpc.gasCap) };
+      const request = { ...call.request, gas: cappedGas(ctx, call.request.gas) };
       const outcome = simulateModule(ctx, { ...call, request }, stateBlockNumber(chain, block));
       if (!outcome.success) throw moduleFailure(outcome);
       return toQuantity(outcome.gasUsed);

@@ -1,12 +1,13 @@
-// eth_getLogs: logs over a block range (or one block by hash), capped in range and in results.
+// eth_getLogs: logs over a block range (or one block by hash), capped in range, in results and in
+// bytes: the answer is written natively as JSON bytes, within the reply limit.
 import { rpc } from '../../params.js';
 import { InvalidArgumentError, LogQueryLimitError, UnknownBlockError } from '../errors.js';
 import { toQuantity } from '../hex.js';
-import { method, required, type MethodTable, type RpcContext } from '../method.js';
+import { method, RawJson, required, type MethodTable, type RpcContext } from '../method.js';
 import { parseLogQuery, type BlockNumberOrTag, type LogQuery } from '../validate.js';
 
-/** The logs a query matches now; shared by eth_getLogs and eth_getFilterLogs. */
-export async function queryLogs(ctx: RpcContext, query: LogQuery): Promise<Record<string, unknown>[]> {
+/** The logs a query matches now, as the answer's JSON bytes; shared by eth_getLogs and eth_getFilterLogs. */
+export async function queryLogs(ctx: RpcContext, query: LogQuery): Promise<RawJson> {
   const { chain } = ctx.services;
   let fromBlock: number;
   let toBlock: number;
@@ -29,11 +30,11 @@ export async function queryLogs(ctx: RpcContext, query: LogQuery): Promise<Recor
       const start = Number(from);
       throw new LogQueryLimitError('block range', rpc.maxLogBlockRange, start, start + rpc.maxLogBlockRange - 1);
     }
-    if (from > BigInt(head)) return [];
+    if (from > BigInt(head)) return new RawJson(Buffer.from('[]'));
     fromBlock = Number(from);
     toBlock = Math.min(Number(to), head);
   }
-  const result = await chain.getLogs({
+  const result = await chain.getLogsJson({
     fromBlock,
     toBlock,
     addresses: query.addresses,
@@ -43,7 +44,7 @@ export async function queryLogs(ctx: RpcContext, query: LogQuery): Promise<Recor
   if (result.truncated) {
     throw new LogQueryLimitError('results', rpc.maxLogResults, fromBlock, Math.max(fromBlock, result.lastBlock));
   }
-  return result.logs;
+  return new RawJson(result.json);
 }
 
 export const logMethods: MethodTable = {

@@ -4,9 +4,9 @@
 // on the exec lane (crates/svc-evm/src/call.rs, simulate).
 import { NativeError, type CallRequest, type SimulateBlockJs } from '../../native/index.js';
 import { stateBlockNumber } from '../block-tags.js';
-import { InvalidParamsError, RpcError } from '../errors.js';
+import { clip, InvalidParamsError, RpcError } from '../errors.js';
 import { readStateAsync } from '../historical-state.js';
-import { method, optional, required, type MethodTable } from '../method.js';
+import { method, optional, RawJson, required, type MethodTable } from '../method.js';
 import { InvalidValueError, parseBlockId, parseBlockOverrides, parseCallObject, parseStateOverrides } from '../validate.js';
 import { callOverrides } from './call.js';
 
@@ -26,7 +26,7 @@ function objectOf(value: unknown, what: string): Record<string, unknown> {
 function parseSimulateOptions(value: unknown): SimulateOptions {
   const o = objectOf(value, 'the simulation');
   for (const key of Object.keys(o)) {
-    if (!['blockStateCalls', 'validation', 'traceTransfers', 'returnFullTransactions'].includes(key)) throw new InvalidValueError(`unknown member "${key}"`);
+    if (!['blockStateCalls', 'validation', 'traceTransfers', 'returnFullTransactions'].includes(key)) throw new InvalidValueError(`unknown member "${clip(key)}"`);
   }
   if (o.traceTransfers === true) throw new InvalidValueError('traceTransfers is not served: ETH transfers are not turned into logs');
   if (o.returnFullTransactions === true) throw new InvalidValueError('returnFullTransactions is not served: blocks list their calls as transaction hashes');
@@ -38,7 +38,7 @@ function parseSimulateOptions(value: unknown): SimulateOptions {
     const at = `blockStateCalls[${i}]`;
     const block = objectOf(b, at);
     for (const key of Object.keys(block)) {
-      if (!['blockOverrides', 'stateOverrides', 'calls'].includes(key)) throw new InvalidValueError(`${at}: unknown member "${key}"`);
+      if (!['blockOverrides', 'stateOverrides', 'calls'].includes(key)) throw new InvalidValueError(`${at}: unknown member "${clip(key)}"`);
     }
     const member = <T>(name: string, parse: () => T): T => {
       try {
@@ -63,7 +63,7 @@ export const simulateMethods: MethodTable = {
     const { chain } = ctx.services;
     const n = stateBlockNumber(chain, block);
     try {
-      return JSON.parse(await readStateAsync(n, () => chain.simulate(options.blocks, n, options.validation))) as unknown;
+      return new RawJson(await readStateAsync(n, () => chain.simulate(options.blocks, n, options.validation)));
     } catch (err) {
       if (err instanceof NativeError && err.code === 'SIMULATE') {
         const m = /^(-?\d+) ([\s\S]*)$/.exec(err.message);

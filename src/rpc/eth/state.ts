@@ -2,7 +2,7 @@
 import { stateBlockNumber } from '../block-tags.js';
 import { readState, readStateAsync } from '../historical-state.js';
 import { leftPad, toData, toQuantity } from '../hex.js';
-import { method, optional, required, type MethodTable } from '../method.js';
+import { method, optional, RawJson, required, type MethodTable } from '../method.js';
 import { rpc } from '../../params.js';
 import { parseAddress, parseBlockId, parseProofKeys, parseStorageSlot } from '../validate.js';
 
@@ -29,27 +29,14 @@ export const stateMethods: MethodTable = {
     return toData(readState(n, () => chain.getCode(address, n)));
   }),
 
-  // EIP-1186 as geth answers it: the proofs are the trie nodes on each key's path, root first.
+  // EIP-1186 as geth answers it: the proofs are the trie nodes on each key's path, root first; the
+  // answer is written natively as JSON bytes, within the reply limit.
   eth_getProof: method(
     [required(parseAddress), required(parseProofKeys(rpc.maxProofStorageKeys)), optional(parseBlockId)],
     async (ctx, [address, keys, block]) => {
       const { chain } = ctx.services;
       const n = stateBlockNumber(chain, block);
-      const p = await readStateAsync(n, () => chain.getProof(address, keys.map((k) => k.slot), n));
-      return {
-        address: toData(address),
-        accountProof: p.accountProof.map(toData),
-        balance: toQuantity(p.balance),
-        codeHash: toData(p.codeHash),
-        nonce: toQuantity(p.nonce),
-        storageHash: toData(p.storageHash),
-        storageProof: p.storageProof.map((s, i) => ({
-          // geth: a key given as a full 32-byte hash comes back as given, a shorter one as a quantity.
-          key: keys[i]!.exact ? toData(s.key) : toQuantity(BigInt(toData(s.key))),
-          value: toQuantity(BigInt(toData(s.value))),
-          proof: s.proof.map(toData),
-        })),
-      };
+      return new RawJson(await readStateAsync(n, () => chain.getProof(address, keys, n)));
     },
   ),
 

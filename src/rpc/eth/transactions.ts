@@ -1,7 +1,9 @@
 // Transactions: lookups (mined, else pending in the pool), receipts, and eth_sendRawTransaction.
+import { PoolJournalError } from '../../chain/pool-journal.js';
 import { TxPoolError } from '../../chain/pool.js';
+import { rpcErrorCode } from '../../params.js';
 import { blockSelectorOf } from '../block-tags.js';
-import { InvalidArgumentError, TransactionRejectedError } from '../errors.js';
+import { InvalidArgumentError, RpcError, TransactionRejectedError } from '../errors.js';
 import { toData } from '../hex.js';
 import { method, required, type MethodTable, type RpcContext } from '../method.js';
 import { parseBlockNumberOrTag, parseBytes, parseHash, parseIndex } from '../validate.js';
@@ -10,6 +12,18 @@ import { parseBlockNumberOrTag, parseBytes, parseHash, parseIndex } from '../val
 export function rawTransaction(ctx: RpcContext, hash: Buffer): string | null {
   const raw = ctx.services.chain.getRawTransaction(hash) ?? ctx.services.mempool.get(hash)?.raw;
   return raw === undefined || raw === null ? null : toData(raw);
+}
+
+/**
+ * What a caller of Mempool.submit hears: the pool's refusals as -32003 with geth's texts verbatim
+ * ("nonce too low", "insufficient funds for gas * price + value"), a failed journal write as -32000
+ * (the pool dropped the transaction again, so it is never mined; the journal logs the failure once,
+ * not per call), anything else as it is.
+ */
+export function submitError(err: unknown): unknown {
+  if (err instanceof TxPoolError) return new TransactionRejectedError(err.message, undefined, { cause: err });
+  if (err instanceof PoolJournalError) return new RpcError(rpcErrorCode.serverError, err.message, undefined, { cause: err });
+  return err;
 }
 
 export const transactionMethods: MethodTable = {
@@ -57,8 +71,7 @@ export const transactionMethods: MethodTable = {
     if (raw.length === 0) throw new InvalidArgumentError(0, 'empty transaction');
     // Admitted now, in call order; answered once the pool journal holds it, so an answered hash survives a crash.
     const answer = ctx.services.mempool.submit(raw).then(toData, (err: unknown) => {
-      // The pool's texts are geth's ("nonce too low", "insufficient funds for gas * price + value"): keep them verbatim.
-      throw err instanceof TxPoolError ? new TransactionRejectedError(err.message, undefined, { cause: err }) : err;
+      throw submitError(err);
     });
     return ctx.answerLater ? ctx.answerLater(answer) : answer;
   }),

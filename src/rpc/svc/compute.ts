@@ -3,7 +3,6 @@
 // miners and the whole module (svc_getInferenceStats). Shapes: docs/compute.md.
 import { decodeFunctionData, type Hex as ViemHex } from 'viem';
 import { checksumAddress } from '../../chain/address.js';
-import { TxPoolError } from '../../chain/pool.js';
 import { COMPUTE_ABI, publicTaskId } from '../../modules/compute/module.js';
 import { epochStartHeight } from '../../modules/staking/epoch.js';
 import { computeStats, headEpoch, minerStatus, minerView, proofView, taskView, type ViewStyle } from '../../compute/views.js';
@@ -14,8 +13,9 @@ import { ComputeInputError, ComputeRejectedError } from '../../compute/intake.js
 import { HeaderNotFoundError, InvalidArgumentError, InvalidParamsError, MethodNotSupportedError, NotFoundError, TransactionRejectedError } from '../errors.js';
 import { toData, toQuantity } from '../hex.js';
 import { method, required, type MethodTable, type RpcContext } from '../method.js';
-import { parseAddress, parseBlockNumberOrTag, parseBytes, parseHash } from '../validate.js';
+import { InvalidValueError, parseAddress, parseBlockNumberOrTag, parseBytes, parseHash } from '../validate.js';
 import { blockNumberOf } from '../block-tags.js';
+import { submitError } from '../eth/transactions.js';
 
 const COMPUTE = Buffer.from(system.computeAddress.slice(2), 'hex');
 const anything = (v: unknown): unknown => v;
@@ -103,7 +103,13 @@ export const computeMethods: MethodTable = {
     inferenceNode(ctx, 'svc_getInferenceTasks');
     const q = query as { miner?: unknown };
     if (q === null || typeof q !== 'object' || typeof q.miner !== 'string') throw new InvalidArgumentError(0, 'expected { miner: <wallet address> }');
-    const wallet = addr(parseAddress(q.miner));
+    let wallet: Address;
+    try {
+      wallet = addr(parseAddress(q.miner));
+    } catch (err) {
+      if (err instanceof InvalidValueError) throw new InvalidArgumentError(0, `miner: ${err.reason}`);
+      throw err;
+    }
     const { head, epoch, nextEpochBlock } = epochInfo(ctx);
     const { compute, intake } = { compute: ctx.services.app.compute, intake: ctx.services.compute.intake };
     const m = compute.miner(wallet);
@@ -177,8 +183,7 @@ export const computeMethods: MethodTable = {
       const hash = await ctx.services.mempool.submit(raw);
       return { transactionHash: toData(hash), taskId: publicTaskId(hash) };
     } catch (err) {
-      if (err instanceof TxPoolError) throw new TransactionRejectedError(err.message, undefined, { cause: err });
-      throw err;
+      throw submitError(err);
     }
   }),
 

@@ -12,7 +12,7 @@ import {
   type GovernanceStyle,
 } from '../../governance/views.js';
 import type { ProposalEvent, ProposalKind, ProposalStatus } from '../../modules/governance/types.js';
-import { NotFoundError } from '../errors.js';
+import { clip, NotFoundError } from '../errors.js';
 import { toQuantity } from '../hex.js';
 import { method, optional, required, type MethodTable } from '../method.js';
 import { InvalidValueError, parseUint64 } from '../validate.js';
@@ -43,7 +43,7 @@ function parseProposalFilter(value: unknown): ProposalFilter {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidValueError('expected an object such as {"status": "voting-period"}');
   const o = value as Record<string, unknown>;
   const unknown = Object.keys(o).find((k) => k !== 'status' && k !== 'kind');
-  if (unknown !== undefined) throw new InvalidValueError(`unknown member "${unknown}" (only "status" and "kind" are accepted)`);
+  if (unknown !== undefined) throw new InvalidValueError(`unknown member "${clip(unknown)}" (only "status" and "kind" are accepted)`);
   const filter: ProposalFilter = {};
   if (o.status !== undefined && o.status !== null) {
     if (!(ACTIVE_STATUSES as readonly unknown[]).includes(o.status)) {

@@ -1,9 +1,10 @@
 // svc_* methods about the chain and this node: epoch, network statistics, node info, pool contents.
 import { packageVersion } from '../../version.js';
-import { averageBlockTimeMs, blockWindow, statsWindowStart, transactionsPerSecond } from '../../chain/block-time.js';
+import { averageBlockTimeMs, blockWindow, epochDurationMs, statsWindowStart, transactionsPerSecond } from '../../chain/block-time.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/kernel/module.js';
 import { checksumAddress } from '../../chain/address.js';
+import type { JournalHealth } from '../../chain/pool-journal.js';
 import { toData, toQuantity } from '../hex.js';
 import { method, type MethodTable, type RpcContext } from '../method.js';
 
@@ -18,6 +19,11 @@ interface NetworkWindow {
 }
 
 let cached: NetworkWindow | undefined;
+
+/** The transaction journal's health as svc_getNodeInfo shows it (since as an ISO time). */
+function journalInfo(h: JournalHealth): { status: JournalHealth['status']; reason: string | null; since: string | null; failures: number } {
+  return { status: h.status, reason: h.reason, since: h.since === null ? null : new Date(h.since).toISOString(), failures: h.failures };
+}
 
 /** Block time, throughput and distinct senders over the last blocks, computed once per head. */
 function networkWindow(ctx: RpcContext): NetworkWindow {
@@ -48,7 +54,7 @@ export const networkMethods: MethodTable = {
       number: toQuantity(epoch),
       startTime: (startBlock?.['timestamp'] as string | undefined) ?? toQuantity(head.timestamp),
       startTimeMs: (startBlock?.['timestampMs'] as string | undefined) ?? toQuantity(head.timestampMs),
-      durationMs: toQuantity(params.epochLengthBlocks * config.blockTimeMs),
+      durationMs: toQuantity(epochDurationMs(chain, params.epochLengthBlocks, config.blockTimeMs, config.consensus === 'cometbft')),
       slot: head.number - start,
       startBlock: toQuantity(start),
       lengthBlocks: params.epochLengthBlocks,
@@ -99,6 +105,7 @@ export const networkMethods: MethodTable = {
         headAgeMs: production.headAgeMs,
         staleAfterMs: production.staleAfterMs,
       },
+      transactionJournal: journalInfo(ctx.services.transactionJournal.health()),
     };
   }),
 

@@ -186,7 +186,7 @@ export class WsConnection implements SubscriptionOwner {
       .respond(payload, client)
       .then(
         (answer) => {
-          if (answer !== null) this.send(Buffer.from(answer, 'utf8'));
+          if (answer !== null) this.send(typeof answer === 'string' ? Buffer.from(answer, 'utf8') : answer);
         },
         (err: unknown) => log.error({ err, ip: this.ip }, 'ws request failed'),
       )

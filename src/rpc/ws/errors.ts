@@ -1,6 +1,6 @@
 // Errors of subscriptions over WebSocket, as classes on the JSON-RPC error base (geth's texts where it has one).
 import { rpcErrorCode } from '../../params.js';
-import { LimitExceededError, RpcError } from '../errors.js';
+import { clip, LimitExceededError, RpcError } from '../errors.js';
 
 /** -32005: the connection holds params.ws.maxSubscriptionsPerConnection subscriptions already (spec: 50). */
 export class TooManySubscriptionsError extends LimitExceededError {
@@ -17,7 +17,7 @@ export class UnknownSubscriptionKindError extends RpcError {
   override name = 'UnknownSubscriptionKindError';
   readonly kind: string;
   constructor(kind: string) {
-    super(rpcErrorCode.methodNotFound, `no ${JSON.stringify(kind)} subscription in eth namespace`);
+    super(rpcErrorCode.methodNotFound, `no ${JSON.stringify(clip(kind))} subscription in eth namespace`);
     this.kind = kind;
   }
 }

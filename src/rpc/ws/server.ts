@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { NodeServices } from '../../services.js';
 import { clientOrigin, TrustedProxies } from '../../net/client-ip.js';
-import { guardConnections, listenerLimits, serverOptions, type ErrorBody, type ListenerLimits } from '../../net/connection-guard.js';
+import { closingResponse, guardConnections, listenerLimits, serverOptions, type ErrorBody, type ListenerLimits } from '../../net/connection-guard.js';
+import { addEdgeHeaderLines } from '../../net/edge-headers.js';
 import { ws as wsParams } from '../../params.js';
 import { InvalidRequestError, RequestTimeoutError, TooManyConnectionsError } from '../errors.js';
 import { createRpcContext } from '../context.js';
@@ -71,7 +72,22 @@ function guardErrorBody(limits: ListenerLimits): ErrorBody {
 
 /** Refuses an upgrade with a bare HTTP status (the socket is not a WebSocket yet). */
 function refuseUpgrade(socket: Duplex, status: number, text: string): void {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  const lines = [`HTTP/1.1 ${status} ${text}`, 'Connection: close', 'Content-Length: 0'];
+  addEdgeHeaderLines(lines);
+  socket.end(`${lines.join('\r\n')}\r\n\r\n`);
+}
+
+/** ws's refusal of a malformed upgrade (method, Upgrade, key or version wrong), as a JSON-RPC error with the edge headers. */
+function refuseMalformedUpgrade(err: Error, socket: Duplex, req: http.IncomingMessage): void {
+  const status = req.method === 'GET' ? 400 : 405;
+  const version = req.headers['sec-websocket-version'];
+  const headers: Record<string, string> = version === '8' || version === '13' ? {} : { 'Sec-WebSocket-Version': '13, 8' };
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: new InvalidRequestError(`WebSocket upgrade refused: ${err.message}`).toObject() });
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(closingResponse(status, body, headers), () => socket.destroy());
 }
 
 /** Starts the WebSocket JSON-RPC server on config.rpcHost:config.wsPort. */
@@ -107,6 +123,9 @@ export async function startWsServer(services: NodeServices, log?: Logger, option
 
   const connections = new Set<WsConnection>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
+  // The 101 and ws's refusals get the edge headers every answer of the node carries (src/net/edge-headers.ts).
+  wss.on('headers', (headers) => addEdgeHeaderLines(headers));
+  wss.on('wsClientError', refuseMalformedUpgrade);
   // Read, write and idle timeouts and the per-address connection cap of every port (params.http): the upgrade
   // request must arrive within the read timeout, and so must each message after it.
   const listener = listenerLimits(config);

@@ -2,7 +2,7 @@
 // A subscription belongs to the connection that made it; the method reaches it through the request's client.
 import { toAddress } from '../../modules/kernel/module.js';
 import type { Address } from '../../modules/staking/types.js';
-import { InvalidArgumentError, MethodNotSupportedError, MissingArgumentError, TooManyArgumentsError } from '../errors.js';
+import { clip, InvalidArgumentError, MethodNotSupportedError, MissingArgumentError, TooManyArgumentsError } from '../errors.js';
 import { method, required, type MethodTable, type RpcContext, type RpcMethod } from '../method.js';
 import { InvalidValueError, parseAddress, parseBoolean, parseFilterId } from '../validate.js';
 import { SubscriptionNotFoundError, UnknownSubscriptionKindError } from './errors.js';
@@ -33,7 +33,7 @@ function parseAddressFilter(value: unknown): Set<Address> | null {
   if (typeof value !== 'object' || Array.isArray(value)) throw new InvalidValueError('expected an object such as {"address": "0x..."}');
   const keys = Object.keys(value);
   const unknown = keys.find((k) => k !== 'address');
-  if (unknown !== undefined) throw new InvalidValueError(`unknown member "${unknown}" (only "address" is accepted)`);
+  if (unknown !== undefined) throw new InvalidValueError(`unknown member "${clip(unknown)}" (only "address" is accepted)`);
   const a = (value as { address?: unknown }).address;
   if (a === undefined || a === null) return null;
   const list = Array.isArray(a) ? a : [a];

@@ -1,0 +1,101 @@
+//! State sync snapshots (svc_store::snapshot): exported on a worker thread from the view pinned at
+//! the call, chunks written as files; restored chunk by chunk and verified against a trusted root.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{AsyncTask, Buffer};
+use napi::{Env, Task};
+use napi_derive::napi;
+use svc_store::snapshot::{self, SnapshotInfo};
+use svc_store::ReadView;
+
+use crate::chain::{guarded, Chain};
+use crate::convert::*;
+
+/// A snapshot written to a directory: its block, state root and each chunk's keccak256.
+#[napi(object)]
+pub struct SnapshotWritten {
+    pub height: i64,
+    pub hash: Buffer,
+    pub root: Buffer,
+    pub chunk_hashes: Vec<Buffer>,
+}
+
+pub struct SnapshotTask {
+    view: Arc<ReadView>,
+    dir: PathBuf,
+    chunk_bytes: usize,
+}
+
+impl Task for SnapshotTask {
+    type Output = SnapshotInfo;
+    type JsValue = SnapshotWritten;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| js_error(format!("snapshot dir {}: {e}", self.dir.display())))?;
+        let dir = self.dir.clone();
+        let mut sink = |index: u32, bytes: Vec<u8>| {
+            std::fs::write(dir.join(format!("chunk-{index}")), bytes)
+                .map_err(|e| svc_store::StoreError::Invalid(format!("snapshot chunk {index} in {}: {e}", dir.display())))
+        };
+        snapshot::export(&self.view, self.chunk_bytes, &mut sink).map_err(js_error)
+    }
+
+    fn resolve(&mut self, _env: Env, out: Self::Output) -> napi::Result<Self::JsValue> {
+        Ok(SnapshotWritten {
+            height: out.height as i64,
+            hash: buffer(out.hash.as_slice()),
+            root: buffer(out.root.as_slice()),
+            chunk_hashes: out.chunk_hashes.iter().map(|h| buffer(h.as_slice())).collect(),
+        })
+    }
+}
+
+#[napi]
+impl Chain {
+    /// Writes a state sync snapshot of the head into `dir` (chunk-0, chunk-1 ...), each chunk at
+    /// most `chunkBytes`, on a worker thread from the view pinned now; refused unless the head is
+    /// block `height` (the block just committed).
+    #[napi(ts_return_type = "Promise<SnapshotWritten>")]
+    pub fn write_snapshot(&self, height: i64, dir: String, chunk_bytes: u32) -> napi::Result<AsyncTask<SnapshotTask>> {
+        guarded(|| {
+            let view = self.shared()?.view();
+            let height = to_count(height, "snapshot height")?;
+            if view.head_number() != height {
+                return Err(js_error(format!("snapshot of block {height}: the head is block {}", view.head_number())));
+            }
+            Ok(AsyncTask::new(SnapshotTask { view, dir: PathBuf::from(dir), chunk_bytes: chunk_bytes as usize }))
+        })
+    }
+
+    /// Starts restoring a snapshot: the data dir must hold nothing beyond genesis.
+    #[napi]
+    pub fn restore_begin(&self) -> napi::Result<()> {
+        guarded(|| self.shared()?.store().restore_begin().map_err(js_error))
+    }
+
+    /// Writes one (hash-checked) chunk of the snapshot being restored.
+    #[napi]
+    pub fn restore_chunk(&self, chunk: Buffer) -> napi::Result<()> {
+        guarded(|| self.shared()?.store().restore_chunk(&chunk).map_err(js_error))
+    }
+
+    /// Verifies the restored state against `root` (the trusted app hash of block `height`) and
+    /// makes that block the head; an error names what does not verify.
+    #[napi]
+    pub fn restore_finish(&self, height: i64, root: Buffer) -> napi::Result<()> {
+        guarded(|| {
+            let height = to_count(height, "snapshot height")?;
+            let root = to_b256(&root, "app hash")?;
+            self.shared()?.store().restore_finish(height, root).map_err(js_error)?;
+            Ok(())
+        })
+    }
+
+    /// The first block whose state this node holds (the snapshot height it joined at by state sync; 0 otherwise).
+    #[napi]
+    pub fn state_from(&self) -> napi::Result<i64> {
+        guarded(|| Ok(self.shared()?.view().state_from() as i64))
+    }
+}
