@@ -21,7 +21,8 @@ import { GossipPool } from './consensus/cometbft/gossip-pool.js';
 import { messageTx } from './consensus/cometbft/block-txs.js';
 import { CometNetworkView } from './consensus/cometbft/network-view.js';
 import { SoloNetwork } from './consensus/network.js';
-import { readCometGenesis, readValidatorKey, type CometGenesis } from './consensus/cometbft/home.js';
+import { readCometGenesis, readValidatorKey, readValidatorSigningKey, type CometGenesis } from './consensus/cometbft/home.js';
+import { ModeAnnouncer } from './consensus/cometbft/mode-announcer.js';
 import type { ConsensusDriver } from './consensus/driver.js';
 import { BlockProduction, registerProductionMetrics } from './consensus/production.js';
 import { abandonLogger, closeLogger, createLogger, isLogLevel } from './log.js';
@@ -194,6 +195,23 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
         );
       });
     }
+    // A CometBFT validator signs its compute mode with its consensus key and sends it to the
+    // network's mempool, so that every node records it from a block (not only once it proposes).
+    const signingKey = cometDriver ? readValidatorSigningKey(config.cometbftHome!) : undefined;
+    const announcer =
+      cometDriver && signingKey
+        ? new ModeAnnouncer({
+            app,
+            chain,
+            events,
+            send: (tx) => cometDriver.client.broadcastTxSync(tx),
+            chainId: config.chainId,
+            validator: toAddress(coinbase),
+            mode: compute.mode,
+            key: signingKey,
+            log: log.child({ module: 'compute-mode' }),
+          })
+        : undefined;
     const network = cometDriver ? new CometNetworkView(chain, cometDriver.client, log.child({ module: 'network' })) : new SoloNetwork(chain);
     // On a CometBFT network a submitted transaction goes to the network's mempool (and CheckTx fills this pool).
     const gossip = cometDriver ? new GossipPool(mempool, cometDriver.client, log.child({ module: 'gossip' })) : undefined;
@@ -281,8 +299,10 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       }
       await driver.start();
       if (network instanceof CometNetworkView) network.start();
+      announcer?.start();
       bridge.start();
     } catch (err) {
+      announcer?.stop();
       for (const s of started.reverse()) await s.close().catch(() => undefined);
       await compute.stop();
       throw err;
@@ -311,6 +331,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       stop() {
         stopping ??= (async () => {
           try {
+            announcer?.stop();
             bundler.close();
             bridge.close();
             await compute.stop();

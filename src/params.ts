@@ -357,6 +357,26 @@ export const system = {
   devGenesisValidator: { moniker: 'genesis', selfStake: 1_000n * 10n ** 18n, commissionBps: 1_000, maxCommissionBps: 2_000, maxChangeBpsPerDay: 100 },
 } as const;
 
+/**
+ * Every system module's account, the one list: each holds exactly what its module's records say
+ * (stake, treasury, task fees, deposits, storage deposits), so nothing but its module may pay into
+ * it (a treasury spend to one is refused) and none of them owes rent.
+ */
+export const moduleAccounts: readonly string[] = [
+  system.stakingAddress,
+  system.treasuryAddress,
+  system.computeAddress,
+  system.governanceAddress,
+  system.bridgeAddress,
+  system.rentAddress,
+];
+
+/** Whether `address` (any case) is a system module's account. */
+export function isModuleAccount(address: string): boolean {
+  const a = address.toLowerCase();
+  return moduleAccounts.some((m) => m.toLowerCase() === a);
+}
+
 /** The bridge to one external EVM chain (docs/bridge.md): the module's costs and limits, the node's watcher and relayer. */
 export const bridge = {
   /** Gas each module call costs beyond its intrinsic gas (an attestation is a few record writes; a signature check is an ecrecover). */

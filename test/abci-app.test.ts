@@ -1,8 +1,9 @@
 // The ABCI application against CometBFT's requests, sent by the test over the socket the way
 // CometBFT sends them (`start --consensus cometbft --abci-addr`, no CometBFT running): the
-// handshake, CheckTx and recheck with geth's texts, PrepareProposal, ProcessProposal's refusals
-// (an undecodable transaction, misplaced extra data, staking evidence among the transactions, a
-// time not after the parent's, an unknown proposer) and the block's FinalizeBlock and Commit.
+// handshake, CheckTx and recheck with geth's texts, a pooled transaction decoded once (CheckTx and
+// ProcessProposal take the pool's decoding), PrepareProposal, ProcessProposal's refusals (an
+// undecodable transaction, misplaced extra data, staking evidence among the transactions, a time
+// not after the parent's, an unknown proposer) and the block's FinalizeBlock and Commit.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -107,6 +108,28 @@ describe('the ABCI application', () => {
     assert.match((lazy.value as { log: string }).log, /the share's hash misses the target/);
     const stale = await ask('checkTx', { tx: share(Buffer.alloc(32, 7)), type: 0 });
     assert.match((stale.value as { log: string }).log, /the share's block is not a recent one/);
+  });
+
+  it('decodes a transaction once: CheckTx of a pooled one and ProcessProposal of pooled ones take the pool\'s decoding', async () => {
+    const chain = node.services.chain;
+    const decode = chain.decodeTransactions;
+    const decoded: number[] = [];
+    chain.decodeTransactions = (raws) => {
+      decoded.push(raws.length);
+      return decode.call(chain, raws);
+    };
+    try {
+      const pooled = await transfer(0);
+      assert.equal(((await ask('checkTx', { tx: pooled, type: 0 })).value as { code: number }).code, 0);
+      assert.deepEqual(decoded, [], 'CheckTx of a transaction the pool holds does not decode it again');
+      const proposal = { height: 1n, time: time(genesisTimeMs), proposerAddress: proposer, misbehavior: [], hash: Buffer.alloc(32), nextValidatorsHash: Buffer.alloc(32) };
+      assert.equal(((await ask('processProposal', { ...proposal, txs: [pooled] })).value as { status: number }).status, 1);
+      assert.deepEqual(decoded, [], 'a proposal of pooled transactions is not decoded again');
+      assert.equal(((await ask('processProposal', { ...proposal, txs: [pooled, await transfer(1)] })).value as { status: number }).status, 1);
+      assert.deepEqual(decoded, [1], 'only the transaction the pool lacks is decoded');
+    } finally {
+      chain.decodeTransactions = decode;
+    }
   });
 
   it('refuses invalid proposals and accepts a valid one', async () => {

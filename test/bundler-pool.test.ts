@@ -1,6 +1,6 @@
 // The bundler's pool and reputation rules at their edges: replacement by exactly +10% on both fees,
 // ERC-7562's pool shares for unstaked senders, factories and paymasters, the pool's size limit, and
-// reputation's throttle and ban thresholds with the hourly decay.
+// reputation's throttle and ban thresholds with the hourly decay, and the same operation sent twice.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Address, Hex } from 'viem';
@@ -69,6 +69,19 @@ describe('user-operation pool', () => {
     pool.add(rich, undefined);
     pool.add(tie, undefined);
     assert.deepEqual(pool.ordered().map((p) => p.hash), [rich.hash, exact.hash, tie.hash, next.hash]);
+  });
+
+  it('refuses the identical operation while it is pooled: -32602 "Already known", before and after its simulation', () => {
+    const pool = new UserOperationPool();
+    const p = pooled(sender(5), 0n, { maxFeePerGas: 1000n, maxPriorityFeePerGas: 100n });
+    assert.equal(pool.precheck(p.operation, p.hash), undefined);
+    pool.add(p, undefined);
+    const known = (err: Error & { code?: number }) => err.code === -32602 && err.message.startsWith(`Already known: user operation ${p.hash}`);
+    assert.throws(() => pool.refuseIfKnown(p.hash), known);
+    assert.throws(() => pool.precheck(p.operation, p.hash), known);
+    assert.equal(pool.size, 1);
+    pool.remove(p.hash);
+    assert.doesNotThrow(() => pool.refuseIfKnown(p.hash));
   });
 
   it("holds ERC-7562's shares: 4 operations of an unstaked sender, 10 naming an unstaked factory or paymaster; staked entities are not limited", () => {

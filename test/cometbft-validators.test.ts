@@ -7,21 +7,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { encodeFunctionData, parseAbi } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { encodeFunctionData } from 'viem';
 import { devAccounts } from '../src/chain/dev-accounts.js';
-import { system } from '../src/params.js';
 import { addTestnetNode } from '../src/consensus/cometbft/testnet.js';
+import { cometValidators, sendStaking, STAKING, TOKEN } from './support/comet-validators.js';
 import { JsonRpcError, rpc, waitFor } from './support/json-rpc.js';
 import { NodeProcess } from './support/node-process.js';
 import { basePortFor, blockNumber, startLocalNetwork, waitForHeight, type LocalNetwork } from './support/testnet.js';
-
-const GWEI = 10n ** 9n;
-const TOKEN = 10n ** 18n;
-const STAKING = parseAbi([
-  'function registerValidator(string moniker, uint16 commissionBps, uint16 maxCommissionBps, uint16 maxChangeBpsPerDay, bytes32 consensusKey) payable',
-  'function undelegate(address validator, uint256 amount)',
-]);
 
 interface ValidatorAnswer {
   status: string;
@@ -78,23 +70,6 @@ async function waitOnEvery(nodeUrls: string[], address: string, what: string, ch
   }, timeoutMs, 250);
 }
 
-async function send(from: number, data: `0x${string}`, value: bigint): Promise<void> {
-  const account = privateKeyToAccount(devAccounts()[from]!.privateKey);
-  const nonce = Number(await rpc<string>(urls()[0]!, 'eth_getTransactionCount', [account.address, 'pending']));
-  const raw = await account.signTransaction({ chainId: 9000, type: 'eip1559', nonce, to: system.stakingAddress as `0x${string}`, data, value, gas: 500_000n, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI });
-  const hash = await rpc<string>(urls()[1]!, 'eth_sendRawTransaction', [raw]);
-  const receipt = await waitFor(`receipt ${hash}`, async () => (await rpc<{ status: string } | null>(urls()[2]!, 'eth_getTransactionReceipt', [hash])) ?? undefined, 30_000);
-  assert.equal(receipt.status, '0x1');
-}
-
-/** Consensus public keys (hex) of CometBFT's validator set at `height` (the latest by default), as a node's CometBFT reports it. */
-async function cometValidators(cometRpc: string, height?: number): Promise<string[]> {
-  const res = (await (await fetch(`${cometRpc}/validators?per_page=100${height === undefined ? '' : `&height=${height}`}`)).json()) as {
-    result: { validators: { pub_key: { value: string } }[] };
-  };
-  return res.result.validators.map((v) => Buffer.from(v.pub_key.value, 'base64').toString('hex'));
-}
-
 /** The block that jailed `operator`: its last slash's height (downtime and double signing slash and jail in one step), from the explorer. */
 async function jailHeight(explorerUrl: string, operator: string): Promise<number> {
   const res = await fetch(`${explorerUrl}/api/v1/network/validators/${operator}`);
@@ -125,14 +100,14 @@ describe('validator-set changes on a CometBFT network', () => {
     const wallet = devAccounts()[4]!;
     const { node, consensusKey, cometRpc } = await startExtraNode({ validatorAddress: wallet.address });
     const all = [...urls(), node.url];
-    await send(4, encodeFunctionData({ abi: STAKING, functionName: 'registerValidator', args: ['newcomer', 1_000, 2_000, 100, consensusKey as `0x${string}`] }), 1_000n * TOKEN);
+    await sendStaking(urls(), 4, encodeFunctionData({ abi: STAKING, functionName: 'registerValidator', args: ['newcomer', 1_000, 2_000, 100, consensusKey as `0x${string}`] }), 1_000n * TOKEN);
     const joined = await waitOnEvery(all, wallet.address, 'the newcomer active', (v) => v.status === 'active', 60_000);
     assert.equal(joined[0]!.consensusKey, consensusKey);
     await waitFor('the newcomer in CometBFT\'s set', async () => ((await cometValidators(cometRpc)).includes(consensusKey.slice(2)) ? true : undefined), 30_000, 250);
     // It proposes its share of blocks: its operator is the coinbase of some.
     await waitOnEvery(all, wallet.address, 'a block proposed by the newcomer', (v) => BigInt(v.blocksProduced) > 0n, 60_000);
 
-    await send(4, encodeFunctionData({ abi: STAKING, functionName: 'undelegate', args: [wallet.address as `0x${string}`, 1_000n * TOKEN] }), 0n);
+    await sendStaking(urls(), 4, encodeFunctionData({ abi: STAKING, functionName: 'undelegate', args: [wallet.address as `0x${string}`, 1_000n * TOKEN] }), 0n);
     await waitFor('the newcomer out of CometBFT\'s set', async () => ((await cometValidators(cometRpc)).includes(consensusKey.slice(2)) ? undefined : true), 60_000, 250);
     const left = await Promise.all(all.map((u) => validatorOn(u, wallet.address)));
     for (const v of left) assert.notEqual(v.status, 'active');

@@ -276,7 +276,19 @@ describe('debug tracing', { timeout: 240_000 }, () => {
     assert.match(missing.message, /transaction not found/);
     assert.equal((await refused('debug_traceBlockByNumber', ['0xffffff'])).code, -32000);
     // Limits: a timeout that is not a duration or is above the most allowed is -32602; one too short stops the trace.
-    assert.equal((await refused('debug_traceTransaction', [sent[3]!.svc, { timeout: 'soon' }])).code, -32602);
+    const soon = await refused('debug_traceTransaction', [sent[3]!.svc, { timeout: 'soon' }]);
+    assert.equal(soon.code, -32602);
+    assert.match(soon.message, /^invalid argument 1: /);
+    // An option's text is never echoed whole (a megabyte of it is answered in a short message), and
+    // debug_traceCall names its options as argument 2.
+    const long = await refused('debug_traceCall', [{ to: addresses.target }, 'latest', { timeout: `9${'x'.repeat(1_000_000)}` }]);
+    assert.equal(long.code, -32602);
+    assert.match(long.message, /^invalid argument 2: timeout "9x+…" is not a duration/);
+    assert.ok(long.message.length < 200, `${long.message.length} characters`);
+    const config = await refused('debug_traceCall', [{ to: addresses.target }, 'latest', { tracer: 'callTracer', tracerConfig: { onlyTopCall: 'y'.repeat(1_000_000) } }]);
+    assert.equal(config.code, -32602);
+    assert.match(config.message, /^invalid argument 2: tracerConfig: /);
+    assert.ok(config.message.length < 200, `${config.message.length} characters`);
     assert.equal((await refused('debug_traceTransaction', [sent[3]!.svc, { timeout: '10m' }])).code, -32602);
     const slow = await refused('debug_traceTransaction', [sent[3]!.svc, { timeout: '1ns' }]);
     assert.equal(slow.code, -32000);

@@ -1,9 +1,13 @@
-// ERC-4337 in the devnet genesis: EntryPoint v0.6 and v0.7 and their SimpleAccountFactories at their
-// canonical addresses answer as their versions do on public networks, and a user operation built
-// and signed with viem runs through handleOps sent by a plain EOA (no bundler).
+// ERC-4337 in the devnet genesis: EntryPoint v0.6 and v0.7, their SenderCreators and the
+// SimpleAccountFactories are the public networks' code at the public addresses (created through the
+// deterministic CREATE2 deployer from the package artifacts' creation code, their code hashes the
+// public ones, a factory's account address for an owner and salt the public networks'), answer as
+// their versions do, and a user operation built and signed with viem runs through handleOps sent by
+// a plain EOA (no bundler).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,8 +15,10 @@ import {
   createPublicClient,
   createWalletClient,
   decodeErrorResult,
+  encodeAbiParameters,
   encodeFunctionData,
   getContractAddress,
+  keccak256,
   http,
   parseAbi,
   parseEther,
@@ -30,8 +36,12 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { entryPoint06Abi, entryPoint07Abi, getUserOperationHash, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import {
+  create2Address,
+  CREATE2_DEPLOYER,
+  CREATE2_DEPLOYER_CODE,
   ENTRY_POINT_V06,
   ENTRY_POINT_V07,
+  PUBLIC_CREATIONS,
   SIMPLE_ACCOUNT_FACTORY_V06,
   SIMPLE_ACCOUNT_FACTORY_V07,
 } from '../src/chain/account-abstraction.js';
@@ -47,27 +57,71 @@ import { svcDevnet } from './support/viem-chain.js';
 const CHAIN_ID = 9000;
 /** The SenderCreator each EntryPoint's constructor creates, where it is on public networks. */
 const SENDER_CREATOR = { v06: '0x7fc98430eAEdbb6070B35B39D798725049088348', v07: '0xEFC2c1444eBCC4Db75e7613d20C6a62fF67A167C' } as const;
+/**
+ * keccak256 of the runtime code at the public addresses, as public networks serve it (EXTCODEHASH):
+ * the EntryPoints and SenderCreators as OP Stack chains pin them for their preinstalls, the
+ * deterministic deployer as every chain that has it.
+ */
+const PUBLIC_CODE_HASH = {
+  entryPointV06: '0xc93c806e738300b5357ecdc2e971d6438d34d8e4e17b99b758b1f9cac91c8e70',
+  senderCreatorV06: '0xae818091eaaf1b6175ee41472359a689f3823d0908a41e2e5c4ad508f2fc04a3',
+  entryPointV07: '0x8db5ff695839d655407cc8490bb7a5d82337a86a6b39c3f0258aa6c3b582fc58',
+  senderCreatorV07: '0x283c9d14378f5f4c4e24045b87d621d48443fa5b4af7dd7180a599b3756a7689',
+  deployer: '0x2fa86add0aed31f33a762c9d88e807c475bd51d0f52bd0955754b2608f7e4989',
+} as const;
 
 const versions = [
-  { name: 'v0.6', entryPoint: ENTRY_POINT_V06 as Address, factory: SIMPLE_ACCOUNT_FACTORY_V06 as Address, senderCreator: SENDER_CREATOR.v06, abi: entryPoint06Abi },
-  { name: 'v0.7', entryPoint: ENTRY_POINT_V07 as Address, factory: SIMPLE_ACCOUNT_FACTORY_V07 as Address, senderCreator: SENDER_CREATOR.v07, abi: entryPoint07Abi },
+  { name: 'v0.6', pkg: 'aa-contracts-0.6.0', entryPoint: ENTRY_POINT_V06 as Address, factory: SIMPLE_ACCOUNT_FACTORY_V06 as Address, senderCreator: SENDER_CREATOR.v06, abi: entryPoint06Abi, codeHash: { entryPoint: PUBLIC_CODE_HASH.entryPointV06, senderCreator: PUBLIC_CODE_HASH.senderCreatorV06 } },
+  { name: 'v0.7', pkg: 'aa-contracts-0.7.0', entryPoint: ENTRY_POINT_V07 as Address, factory: SIMPLE_ACCOUNT_FACTORY_V07 as Address, senderCreator: SENDER_CREATOR.v07, abi: entryPoint07Abi, codeHash: { entryPoint: PUBLIC_CODE_HASH.entryPointV07, senderCreator: PUBLIC_CODE_HASH.senderCreatorV07 } },
 ] as const;
 
+const require = createRequire(import.meta.url);
+/** An artifact of the @account-abstraction/contracts release `pkg` (an npm alias of the devDependencies). */
+function artifact(pkg: string, contract: string): { bytecode: Hex; deployedBytecode: Hex } {
+  return JSON.parse(readFileSync(path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'artifacts', `${contract}.json`), 'utf8')) as never;
+}
+
+/**
+ * The account a SimpleAccountFactory at `factory` gives `owner` and `salt`, computed without the
+ * chain: CREATE2(factory, salt, keccak256(ERC1967Proxy creation code ‖ abi.encode(implementation,
+ * initialize(owner)))), the implementation at CREATE(factory, 1) and the proxy's creation code taken
+ * from the factory artifact's runtime code, where solc places it: after the factory's own code (the
+ * next 0x60806040), up to the factory's CBOR metadata that ends the runtime code.
+ */
+function publicAccountAddress(pkg: string, factory: Address, owner: Address, salt: bigint): Address {
+  const runtime = artifact(pkg, 'SimpleAccountFactory').deployedBytecode.slice(2);
+  const start = runtime.indexOf('60806040', 2);
+  const metadata = /a264697066735822[0-9a-f]{68}64736f6c6343[0-9a-f]{6}0033$/.exec(runtime)!;
+  const proxyCreationCode = `0x${runtime.slice(start, metadata.index)}` as Hex;
+  const implementation = getContractAddress({ from: factory, nonce: 1n });
+  const initialize = encodeFunctionData({ abi: parseAbi(['function initialize(address anOwner)']), functionName: 'initialize', args: [owner] });
+  const args = encodeAbiParameters([{ type: 'address' }, { type: 'bytes' }], [implementation, initialize]);
+  return getContractAddress({ opcode: 'CREATE2', from: factory, salt: encodeAbiParameters([{ type: 'uint256' }], [salt]), bytecode: concat([proxyCreationCode, args]) });
+}
+
 describe('ERC-4337 contracts in the generated file', () => {
-  it('were built with the compilers and settings of the package and match its artifacts', () => {
-    assert.equal(generated.entryPointV06.compiler.split('+')[0], '0.8.17');
-    assert.equal(generated.simpleAccountFactoryV06.compiler.split('+')[0], '0.8.15');
-    assert.equal(generated.entryPointV07.compiler.split('+')[0], '0.8.23');
-    assert.equal(generated.simpleAccountFactoryV07.compiler.split('+')[0], '0.8.23');
-    for (const build of [generated.entryPointV06, generated.simpleAccountFactoryV06, generated.entryPointV07, generated.simpleAccountFactoryV07]) {
-      assert.equal(build.settings.optimizer.runs, 1_000_000, build.source);
-    }
-    assert.equal(generated.entryPointV07.artifactMatch, 'exact');
-    assert.equal(generated.simpleAccountFactoryV07.artifactMatch, 'except-metadata');
-    assert.equal(generated.simpleAccountFactoryV06.artifactMatch, 'except-metadata');
+  it("the genesis contracts' creation code is the package artifacts', byte for byte, and through the deterministic deployer with the public salts it lands at the public addresses", () => {
+    assert.equal(generated.entryPointV06.initCode, artifact('aa-contracts-0.6.0', 'EntryPoint').bytecode);
+    assert.equal(generated.simpleAccountFactoryV06.initCode, artifact('aa-contracts-0.6.0', 'SimpleAccountFactory').bytecode);
+    assert.equal(generated.entryPointV07.initCode, artifact('aa-contracts-0.7.0', 'EntryPoint').bytecode);
+    assert.equal(generated.simpleAccountFactoryV07.initCode, artifact('aa-contracts-0.7.0', 'SimpleAccountFactory').bytecode);
+    assert.deepEqual(
+      PUBLIC_CREATIONS.map((c) => c.address),
+      [ENTRY_POINT_V06, SIMPLE_ACCOUNT_FACTORY_V06, ENTRY_POINT_V07, SIMPLE_ACCOUNT_FACTORY_V07],
+    );
+    for (const c of PUBLIC_CREATIONS) assert.equal(create2Address(c), c.address, c.name);
+    assert.equal(keccak256(CREATE2_DEPLOYER_CODE), PUBLIC_CODE_HASH.deployer);
   });
 
-  it('is what a fresh compile of the package sources gives', { timeout: 600_000 }, () => {
+  it('the compiled ones were built with the compilers and settings of the package and match its artifacts', () => {
+    for (const build of [generated.entryPointSimulationsV07, generated.verifyingPaymasterV06, generated.verifyingPaymasterV07]) {
+      assert.equal(build.settings.optimizer.runs, 1_000_000, build.source);
+      assert.equal(build.artifactMatch, 'except-metadata', build.source);
+    }
+    assert.equal(generated.entryPointSimulationsV07.runtimeArtifactMatch, 'except-metadata');
+  });
+
+  it('is what a fresh build from the package gives', { timeout: 600_000 }, () => {
     const r = spawnSync(process.execPath, [path.join(repoRoot(), 'scripts/build-entrypoints.mjs'), '--check'], { cwd: repoRoot(), encoding: 'utf8' });
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   });
@@ -110,6 +164,18 @@ describe('ERC-4337 EntryPoints on a fresh devnet', { timeout: 120_000 }, () => {
         assert.equal(await publicClient.getTransactionCount({ address: v.entryPoint, blockNumber: 0n }), 2);
       });
 
+      it('eth_getCode of the EntryPoint and its SenderCreator hashes to the public code hashes', async () => {
+        assert.equal(keccak256((await publicClient.getCode({ address: v.entryPoint, blockNumber: 0n }))!), v.codeHash.entryPoint);
+        assert.equal(keccak256((await publicClient.getCode({ address: v.senderCreator, blockNumber: 0n }))!), v.codeHash.senderCreator);
+      });
+
+      it("the factory's getAddress for an owner and salt is the account address public networks give", async () => {
+        for (const [who, salt] of [[owner.address, 0n], ['0x000000000000000000000000000000000000dEaD', 7n]] as const) {
+          const here = await publicClient.readContract({ address: v.factory, abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'getAddress', args: [who, salt] });
+          assert.equal(here, publicAccountAddress(v.pkg, v.factory, who, salt), `${who} salt ${salt}`);
+        }
+      });
+
       it('has the factory, whose SimpleAccount implementation points at the EntryPoint', async () => {
         const implementation = await publicClient.readContract({ address: v.factory, abi: SIMPLE_ACCOUNT_FACTORY_ABI, functionName: 'accountImplementation' });
         assert.equal(implementation, getContractAddress({ from: v.factory, nonce: 1n }));
@@ -145,6 +211,16 @@ describe('ERC-4337 EntryPoints on a fresh devnet', { timeout: 120_000 }, () => {
       });
     });
   }
+
+  it('has the deterministic CREATE2 deployer with its public code, at nonce 5 after the four creations, and it deploys', async () => {
+    assert.equal(keccak256((await publicClient.getCode({ address: CREATE2_DEPLOYER, blockNumber: 0n }))!), PUBLIC_CODE_HASH.deployer);
+    assert.equal(await publicClient.getTransactionCount({ address: CREATE2_DEPLOYER, blockNumber: 0n }), 5);
+    // Salt ‖ creation code in, the CREATE2 address out: a contract whose runtime code is one STOP.
+    const salt = `0x${'42'.repeat(32)}` as Hex;
+    const initCode = '0x6001600081600a8239f300' as Hex;
+    const out = await rpc(node.rpcUrl, 'eth_call', [{ to: CREATE2_DEPLOYER, data: concat([salt, initCode]) }, 'latest']);
+    assert.equal((out as string).toLowerCase(), create2Address({ salt, initCode }).toLowerCase());
+  });
 
   it('v0.6 getUserOpHash equals viem getUserOperationHash', async () => {
     const userOperation = {

@@ -100,8 +100,9 @@ describe('built-in genesis of the devnet', () => {
 
   it('allocates the 10 dev accounts, Multicall3, the ERC-4337 contracts, the system modules, the faucet and the bundler, sorted by address', () => {
     const g = devGenesis('devnet');
-    // 10 dev accounts, Multicall3, 2 EntryPoints and 2 SimpleAccountFactories, 6 system modules, the faucet, the bundler.
-    assert.equal(g.alloc.length, 23);
+    // 10 dev accounts, Multicall3, the CREATE2 deployer (whose init code creates the EntryPoints and
+    // SimpleAccountFactories), 6 system modules, the faucet, the bundler.
+    assert.equal(g.alloc.length, 20);
     const bridge = g.alloc.find((a) => a.address.equals(BRIDGE))!;
     assert.equal(bridge.balance, 0n);
     assert.deepEqual(bridge.code, Buffer.from([0xfe]));
@@ -180,10 +181,10 @@ describe('built-in genesis of the testnet: no public key holds anything', () => 
     assert.equal(balanceOf(VALIDATOR), chainParams.testnetValidatorBalance);
     assert.equal(balanceOf(FAUCET), faucetParams.genesisBalance);
     assert.equal(balanceOf(systemParams.stakingAddress), systemParams.devGenesisValidator.selfStake);
-    // The validator, the faucet, Multicall3, the four ERC-4337 contracts and the six system modules.
-    assert.equal(spec.alloc.length, 13);
+    // The validator, the faucet, Multicall3, the CREATE2 deployer (which creates the ERC-4337 contracts) and the six system modules.
+    assert.equal(spec.alloc.length, 10);
     const { faucetAddress: _, ...withoutFaucet } = testnet;
-    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 12, 'no faucet address, no faucet account');
+    assert.equal(resolveNetworkGenesis(withoutFaucet).spec.alloc.length, 9, 'no faucet address, no faucet account');
   });
 
   it('is a function of the configuration: the same settings give the same genesis, other settings another', () => {

@@ -283,6 +283,10 @@ describe('governance through wallets', () => {
       ['submitParameterChange', ['t', 'd', ['compute.spotCheckBps'], []], ETHER, /names and/],
       ['submitModelRetirement', ['t', 'd', 'svc-nothing@v1.0'], ETHER, /not approved/],
       ['submitTreasurySpend', ['t', 'd', TREASURY, 1n, 0], ETHER, /treasury itself/],
+      // Every system module's account (each balance is what its records owe): bridge and rent too.
+      ...[STAKING, COMPUTE, GOV, system.bridgeAddress as Hex, system.rentAddress as Hex].map(
+        (a): [string, unknown[], bigint, RegExp] => ['submitTreasurySpend', ['t', 'd', a, 1n, 0], ETHER, /system module's account/],
+      ),
       ['submitText', ['', 'd'], ETHER, /title is empty/],
       ['vote', [9_999n, 1], 0n, /not found/],
       ['vote', [1n, 1], 0n, /passed/],

@@ -649,20 +649,75 @@ describe('submit with a failing journal: an error answer means the transaction i
   const settled = async (p: Promise<Buffer>): Promise<string> => p.then((h) => `0x${hex(h)}`, (err: Error) => `${err.name}: ${err.message}`);
   const chainNonce = (address: Buffer): bigint => pool.chain.getAccount(address, pool.chain.head().number).nonce;
 
-  it('is not offered to a block until the journal holds it, and is announced only then', async () => {
+  it('is offered to a block at once; its answer waits for the journal, and it is announced only once journaled', async () => {
     const seen: string[] = [];
     pool.events.on('pendingTransaction', (h) => seen.push(`0x${hex(h)}`));
+    const raws = await Promise.all([0, 1].map((nonce) => signed(alice!.privateKey, { nonce })));
+    const answers = raws.map((raw) => pool.mempool.submit(raw));
+    await journal.appended(2);
+    let answered = 0;
+    for (const a of answers) void a.then(() => (answered += 1));
+    assert.deepEqual(pool.mempool.selectForBlock(0n, 100).map((p) => keccak256(`0x${hex(p.raw)}`)), raws.map(hashOf), 'offered while the writes run');
+    assert.deepEqual(seen, []);
+    journal.succeed(1);
+    assert.equal(await settled(answers[1]!), hashOf(raws[1]!));
+    assert.deepEqual(seen, [hashOf(raws[1]!)]);
+    // A block mines both; nonce 0 is answered when its write ends, not before.
+    assert.deepEqual((await pool.driver.produceNext()).included.map((h) => `0x${hex(h)}`), raws.map(hashOf));
+    assert.equal(answered, 1);
+    journal.succeed(0);
+    assert.equal(await settled(answers[0]!), hashOf(raws[0]!));
+  });
+
+  it('a write that fails after a block mined the transaction answers its hash: the chain holds it', async () => {
     const raw = await signed(alice!.privateKey, { nonce: 0 });
     const answer = pool.mempool.submit(raw);
     await journal.appended(1);
-    assert.ok(pool.mempool.get(Buffer.from(hashOf(raw).slice(2), 'hex')), 'held by the pool while its write runs');
-    assert.deepEqual(pool.mempool.selectForBlock(0n, 100), []);
-    assert.equal((await pool.driver.produceNext()).included.length, 0, 'a block made meanwhile leaves it out');
-    assert.deepEqual(seen, []);
-    journal.succeed(0);
-    assert.equal(await settled(answer), hashOf(raw));
-    assert.deepEqual(seen, [hashOf(raw)]);
     assert.deepEqual((await pool.driver.produceNext()).included.map((h) => `0x${hex(h)}`), [hashOf(raw)]);
+    journal.fail(0);
+    assert.equal(await settled(answer), hashOf(raw));
+    assert.ok(pool.chain.getTransactionReceipt(Buffer.from(hashOf(raw).slice(2), 'hex')));
+    assert.equal(chainNonce(alice!.addressBytes), 1n);
+  });
+
+  it('a write that fails while the block in flight carries the transaction: the answer waits for that block', async () => {
+    const raw = await signed(alice!.privateKey, { nonce: 0 });
+    const answer = pool.mempool.submit(raw);
+    await journal.appended(1);
+    // The write fails between the proposal that took the transaction and the commit of its block.
+    const select = pool.mempool.selectForBlock.bind(pool.mempool);
+    let took!: () => void;
+    const taken = new Promise<void>((resolve) => (took = resolve));
+    pool.mempool.selectForBlock = (baseFee, max) => {
+      const picked = select(baseFee, max);
+      took();
+      return picked;
+    };
+    const producing = pool.driver.produceNext();
+    await taken;
+    journal.fail(0);
+    assert.deepEqual((await producing).included.map((h) => `0x${hex(h)}`), [hashOf(raw)]);
+    assert.equal(await settled(answer), hashOf(raw), 'mined: the hash, not the journal\'s error');
+    assert.equal(chainNonce(alice!.addressBytes), 1n);
+  });
+
+  it('a write that fails after a proposal took the transaction, and the committed block does not carry it: the error, and it is never mined', async () => {
+    const raw = await signed(alice!.privateKey, { nonce: 0 });
+    const answer = pool.mempool.submit(raw);
+    await journal.appended(1);
+    let answered = false;
+    void answer.then(() => (answered = true), () => (answered = true));
+    // A proposal takes it (a CometBFT round that does not decide that proposal), then the write fails.
+    assert.equal(pool.mempool.selectForBlock(0n, 100).length, 1);
+    journal.fail(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(answered, false, 'the answer waits for the next committed block');
+    // The next block is not offered it; once committed, the caller hears the error and the pool lets it go.
+    assert.equal((await pool.driver.produceNext()).included.length, 0);
+    assert.match(await settled(answer), /^PoolJournalError: .*ENOSPC/);
+    assert.equal(pool.mempool.size, 0);
+    assert.equal((await pool.driver.produceNext()).included.length, 0);
+    assert.equal(chainNonce(alice!.addressBytes), 0n);
   });
 
   it('a failed write answers the error, the transaction leaves the pool and is never mined; later nonces wait queued for the gap; a retry fills it', async () => {

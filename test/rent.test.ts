@@ -187,15 +187,18 @@ describe('account rent', { timeout: 240_000 }, () => {
       return info.isDormant ? info : undefined;
     }, 60_000, 100);
     assert.equal(dormant.storageSlotCount, 100);
+    assert.equal(dormant.address, c, 'the address EIP-55 checksummed (docs/rpc.md)');
     assert.ok(dormant.currentEpoch - dormant.lastActiveEpoch >= RENT.dormancyEpochs);
     assert.ok(BigInt(dormant.rentOwed) > RENT.dormancyOwedLimit);
     assert.ok(dormant.lastActiveEpoch >= epochOf(written.blockNumber));
 
-    // Refused: a transaction to it (admission), a call (code 3 with the reason), and inside another contract.
+    // Refused: a transaction to it (admission: -32003, the spec's "Transaction rejected"), a call (code 3 with the reason), and inside another contract.
     await assert.rejects(
       owner.sendTransaction({ to: c, data: sumData, gas: 200_000n }),
       (err: Error) => /is dormant/.test(err.message) || /is dormant/.test(String((err as { details?: string }).details)),
     );
+    const raw = await owner.signTransaction(await owner.prepareTransactionRequest({ to: c, data: sumData, gas: 200_000n }));
+    await assert.rejects(rpc(node.rpcUrl, 'eth_sendRawTransaction', [raw]), (err: JsonRpcError) => err.code === -32003 && /is dormant/.test(err.message));
     const refused = await rpc(node.rpcUrl, 'eth_call', [{ to: c, data: sumData }, 'latest']).then(
       () => assert.fail('eth_call to a dormant contract answered'),
       (err: unknown) => err as JsonRpcError,
@@ -287,7 +290,7 @@ describe('account rent', { timeout: 240_000 }, () => {
     const fresh = await rentInfo(payer.account.address);
     assert.deepEqual(
       { ...fresh, currentEpoch: 0 },
-      { address: payer.account.address.toLowerCase(), storageDeposit: '0', storageSlotCount: 0, lastActiveEpoch: 0, isDormant: false, rentOwed: '0', currentEpoch: 0, reactivationFee: RENT.reactivationFee.toString() },
+      { address: payer.account.address, storageDeposit: '0', storageSlotCount: 0, lastActiveEpoch: 0, isDormant: false, rentOwed: '0', currentEpoch: 0, reactivationFee: RENT.reactivationFee.toString() },
     );
   });
 

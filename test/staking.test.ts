@@ -169,10 +169,16 @@ describe('delegation from two accounts', () => {
     assert.equal((await rpc<{ stakedAmount: string }>('svc_getStakeInfo', [alice.address])).stakedAmount, '0x' + parseEther('100').toString(16));
   });
 
-  it('refuses a delegation to an unknown validator and unknown addresses in queries (-32001)', async () => {
+  it('refuses a delegation to an unknown validator and unknown validators in queries (-32001); an address with no stake has zeros', async () => {
     assert.equal(await revertReason(alice, 'delegate', ['0x00000000000000000000000000000000000000aa'], 1n), 'staking: validator not found');
     await assert.rejects(rpc('svc_getValidator', ['0x00000000000000000000000000000000000000aa']), { code: -32001 });
-    await assert.rejects(rpc('svc_getStakeInfo', ['0x00000000000000000000000000000000000000aa']), { code: -32001 });
+    // The spec's shape, every field present: a wallet shows a fresh account's stake.
+    assert.deepEqual(await rpc('svc_getStakeInfo', ['0x00000000000000000000000000000000000000aa']), {
+      stakedAmount: '0x0',
+      unstakingAmount: '0x0',
+      unstakingCompletesAt: '0x0',
+      pendingRewards: '0x0',
+    });
   });
 });
 
@@ -507,7 +513,6 @@ describe('svc_* results follow the spec: every field present with its type', () 
     }
     for (const [methodName, params] of [
       ['svc_getValidator', [unknown]],
-      ['svc_getStakeInfo', [unknown]],
       ['svc_getDelegation', [unknown, operator.address]],
       ['svc_getDelegation', [alice.address, unknown]],
       ['svc_getContributionScore', [unknown]],

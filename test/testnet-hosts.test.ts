@@ -1,7 +1,8 @@
 // `svc-node testnet init --hosts`: a network across machines. Each validator's home names its peers
 // at their hosts, listens for p2p on every interface and tells peers its host; nodes on distinct
 // hosts share the same ports, a host named twice takes the next ones; each home carries a systemd
-// unit that starts the node from the folder it was copied to. Bad host lists are refused.
+// unit that starts the node from the folder it was copied to. Bad host lists are refused. Every
+// home flushes p2p messages and gossips within 10 ms and keeps no CometBFT transaction index.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -80,6 +81,18 @@ describe('testnet init --hosts', () => {
     const config = readFileSync(path.join(dir, manifest.nodes[0]!.cometbftHome, 'config', 'config.toml'), 'utf8');
     assert.equal(toml(config, 'p2p', 'laddr'), '"tcp://127.0.0.1:26700"');
     assert.ok(!existsSync(path.join(dir, 'node0', 'svc-node.service')));
+  });
+
+  it('writes the p2p and gossip timing of a round and no CometBFT transaction index (docs/network.md)', () => {
+    const { status, stderr, dir } = init(['--validators', '2', '--base-port', '26800']);
+    assert.equal(status, 0, stderr);
+    const config = readFileSync(path.join(dir, readManifest(dir).nodes[0]!.cometbftHome, 'config', 'config.toml'), 'utf8');
+    // CometBFT's defaults hold a queued p2p message and an idle gossip routine up to 100 ms each.
+    assert.equal(toml(config, 'p2p', 'flush_throttle_timeout'), '"10ms"');
+    assert.equal(toml(config, 'consensus', 'peer_gossip_sleep_duration'), '"10ms"');
+    assert.equal(toml(config, 'tx_index', 'indexer'), '"null"');
+    // Recheck stays on: CometBFT 0.38 has no mempool expiry, so it is what drops what no block will carry.
+    assert.equal(toml(config, 'mempool', 'recheck'), 'true');
   });
 
   it('refuses a host list of the wrong length or with a malformed host, writing nothing', () => {

@@ -16,7 +16,7 @@
 // CometBFT's recheck (recheckGossiped) drops its mempool copy; an operation bundled twice cannot
 // land twice (the EntryPoint's nonce), and a proposer's simulation of handleOps on the head state
 // leaves such an operation out of its bundle before any gas is spent on it.
-import { encodeAbiParameters, encodeFunctionData, getContractAddress, size, type Address, type Hex } from 'viem';
+import { concat, encodeAbiParameters, encodeFunctionData, getContractAddress, size, slice, type Address, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { entryPoint06Abi, entryPoint07Abi, toPackedUserOperation } from 'viem/account-abstraction';
 import type { Logger } from 'pino';
@@ -86,16 +86,55 @@ function senderCreatorOf(entryPoint: Address): Address {
   return getContractAddress({ from: entryPoint, nonce: 1n });
 }
 
-/** Six non-zero bytes: every gas member is priced at this size when preVerificationGas is estimated, so the values sent later need no more. */
+/** Six non-zero bytes: a gas member is priced at no less than this size, so an estimate holds for the values sent after it. */
 const PRICED_GAS_VALUE = 0xffff_ffff_ffffn;
+
+/**
+ * The operation as preVerificationGas prices it, so that the price depends on the operation's
+ * shape and not on the values an estimate does not know yet: each gas member at least
+ * PRICED_GAS_VALUE (six non-zero bytes; a larger value as it is), the signature as non-zero bytes
+ * of its length but at least params.bundler.preVerification.sigSize (a stub of zeros, or a short
+ * one, is priced as the full-size real signature that replaces it), and the paymaster's data as
+ * non-zero bytes of its length (a stub priced as the signed data of its size), as Alto and Rundler
+ * price them.
+ */
+function pricedOperation(e: EntryPointOperation): EntryPointOperation {
+  const gas = (v: bigint | undefined): bigint => (v !== undefined && v > PRICED_GAS_VALUE ? v : PRICED_GAS_VALUE);
+  const nonZero = (data: Hex | undefined, min = 0): Hex => `0x${'ff'.repeat(Math.max(min, size(data ?? '0x')))}`;
+  const signature = nonZero(e.op.signature, Number(params.preVerification.sigSize));
+  const fees = {
+    callGasLimit: gas(e.op.callGasLimit),
+    verificationGasLimit: gas(e.op.verificationGasLimit),
+    preVerificationGas: gas(e.op.preVerificationGas),
+    maxFeePerGas: gas(e.op.maxFeePerGas),
+    maxPriorityFeePerGas: gas(e.op.maxPriorityFeePerGas),
+  };
+  if (e.version === '0.6') {
+    const pad = e.op.paymasterAndData ?? '0x';
+    const paymasterAndData = size(pad) > 20 ? concat([slice(pad, 0, 20), nonZero(slice(pad, 20))]) : pad;
+    return { ...e, op: { ...e.op, ...fees, paymasterAndData, signature } };
+  }
+  const paymaster = e.op.paymaster
+    ? {
+        paymasterVerificationGasLimit: gas(e.op.paymasterVerificationGasLimit),
+        paymasterPostOpGasLimit: gas(e.op.paymasterPostOpGasLimit),
+        paymasterData: nonZero(e.op.paymasterData),
+      }
+    : {};
+  return { ...e, op: { ...e.op, ...fees, ...paymaster, signature } };
+}
 
 /**
  * ERC-4337's preVerificationGas as the reference bundler computes it: the calldata cost of the
  * operation in handleOps, the transaction's fixed cost shared by the bundle, and a per-operation
- * overhead (params.bundler.preVerification).
+ * overhead (params.bundler.preVerification), of the operation as pricedOperation shapes it. The one
+ * rule for both ends: eth_estimateUserOperationGas answers it for the request (stub signature, gas
+ * members absent) and eth_sendUserOperation requires it of the operation sent, so the values an
+ * estimate answers are never refused for the real signature that replaces the stub.
  */
-export function preVerificationGas(e: EntryPointOperation): bigint {
+export function preVerificationGas(operation: EntryPointOperation): bigint {
   const o = params.preVerification;
+  const e = pricedOperation(operation);
   const packed =
     e.version === '0.6'
       ? encodeAbiParameters(
@@ -239,7 +278,7 @@ export class Bundler {
     };
   }
 
-  /** eth_sendUserOperation: validates, pools and schedules a bundle; returns the operation's hash. */
+  /** eth_sendUserOperation: validates, pools and schedules a bundle; returns the operation's hash (-32602 "Already known" for one already pooled). */
   async send(e: EntryPointOperation, source: PooledOperation['source'] = 'rpc'): Promise<Hex> {
     try {
       const hash = await this.accept(e, source);
@@ -255,7 +294,7 @@ export class Bundler {
     if (!this.signer && !this.services.network) throw new BundlerError(rpcErrorCode.methodNotSupported, `user operations are not accepted: ${this.disabled}`);
     const { chain, config } = this.services;
     const hash = operationHash(e, config.chainId);
-    if (this.pool.get(hash)) return hash;
+    this.pool.refuseIfKnown(hash);
     const baseFee = chain.nextBaseFee();
     if (e.op.maxFeePerGas < baseFee) {
       throw new BundlerError(rpcErrorCode.invalidParams, `maxFeePerGas ${e.op.maxFeePerGas} is below the next block's base fee ${baseFee}`);
@@ -267,10 +306,11 @@ export class Bundler {
     if (e.op.preVerificationGas < requiredPvg) {
       throw new BundlerError(rpcErrorCode.invalidParams, `preVerificationGas ${e.op.preVerificationGas} is below ${requiredPvg}, the calldata and overhead this operation costs in a bundle`);
     }
-    this.refuseIfBundled(this.pool.precheck(e));
+    this.refuseIfBundled(this.pool.precheck(e, hash));
     const pooled = await this.validate(e, source);
-    // The pool may have changed while the simulation ran: check the replacement again.
-    const replacing = this.pool.precheck(e);
+    // The pool may have changed while the simulation ran (the same operation sent twice at once
+    // included): check again.
+    const replacing = this.pool.precheck(e, hash);
     this.refuseIfBundled(replacing);
     this.pool.checkShares(pooled, replacing);
     this.pool.add(pooled, replacing);
@@ -429,26 +469,8 @@ export class Bundler {
       }
     }
     const validation = execution.preOpGas + prefundAllowance; // preVerificationGas was 0 in the trial
-    const pricedGas = {
-      callGasLimit: PRICED_GAS_VALUE,
-      verificationGasLimit: PRICED_GAS_VALUE,
-      preVerificationGas: PRICED_GAS_VALUE,
-      maxFeePerGas: PRICED_GAS_VALUE,
-      maxPriorityFeePerGas: PRICED_GAS_VALUE,
-    };
-    const pvgBase: EntryPointOperation =
-      e.version === '0.6'
-        ? { ...e, op: { ...e.op, ...pricedGas } }
-        : {
-            ...e,
-            op: {
-              ...e.op,
-              ...pricedGas,
-              ...(e.op.paymaster ? { paymasterVerificationGasLimit: PRICED_GAS_VALUE, paymasterPostOpGasLimit: PRICED_GAS_VALUE } : {}),
-            },
-          };
     const estimate: GasEstimate = {
-      preVerificationGas: preVerificationGas(pvgBase),
+      preVerificationGas: preVerificationGas(e),
       verificationGasLimit: withMargin(e.version === '0.7' ? validation - paymasterValidation : validation, 10_000n),
       // The call gets at most 63/64 of what is left (EIP-150).
       callGasLimit: withMargin((execution.callGasUsed * 64n) / 63n, 10_000n),

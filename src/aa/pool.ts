@@ -1,7 +1,8 @@
 // The user-operation pool: validated operations waiting for a bundle, one per (EntryPoint, sender,
-// nonce). A second operation with the same sender and nonce replaces the first only when it raises
-// both fees by params.bundler.replacementFeeBumpPercent (as the reference bundler); the replaced one
-// is dropped. Operations from peers (gossiped on a CometBFT network, src/aa/gossip.ts) enter through
+// nonce). The same operation sent again while it is pooled is refused (-32602 "Already known"). A
+// second operation with the same sender and nonce replaces the first only when it raises both fees
+// by params.bundler.replacementFeeBumpPercent (as the reference bundler); the replaced one is
+// dropped. Operations from peers (gossiped on a CometBFT network, src/aa/gossip.ts) enter through
 // the same checks and `add` as a caller's.
 import type { Address, Hex } from 'viem';
 import { bundler as params, rpcErrorCode } from '../params.js';
@@ -58,10 +59,20 @@ export class UserOperationPool {
   }
 
   /**
-   * The checks that need the pool, before the (costly) simulation: a replacement's fee bump, the
-   * pool's size. Returns the operation this one would replace.
+   * An operation sent again while it is pooled (the same hash) is refused, as Alto ("Already known")
+   * and Rundler ("Operation already known") refuse it: -32602.
    */
-  precheck(e: EntryPointOperation): PooledOperation | undefined {
+  refuseIfKnown(hash: Hex): void {
+    if (!this.byHash.has(hash.toLowerCase())) return;
+    throw new BundlerError(rpcErrorCode.invalidParams, `Already known: user operation ${hash} is already in this node's pool, waiting for a bundle`, { userOpHash: hash });
+  }
+
+  /**
+   * The checks that need the pool, before the (costly) simulation: the same operation already
+   * pooled, a replacement's fee bump, the pool's size. Returns the operation this one would replace.
+   */
+  precheck(e: EntryPointOperation, hash?: Hex): PooledOperation | undefined {
+    if (hash) this.refuseIfKnown(hash);
     const existingHash = this.bySlot.get(key(e));
     const existing = existingHash ? this.byHash.get(existingHash) : undefined;
     if (existing) {

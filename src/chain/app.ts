@@ -10,7 +10,7 @@ import { epochOfHeight, epochStartHeight } from '../modules/staking/epoch.js';
 import { GovernanceModule } from '../modules/governance/module.js';
 import { LiveParams } from '../modules/governance/live-params.js';
 import { BridgeModule, type BridgeGenesis } from '../modules/bridge/module.js';
-import { RentModule, dormantReason } from '../modules/rent/module.js';
+import { RentModule, dormantReason, rentSchedule } from '../modules/rent/module.js';
 import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/module.js';
 import { announceComputeMode } from '../modules/compute/announce.js';
 import type { ComputeMode } from '../modules/compute/types.js';
@@ -39,8 +39,6 @@ const KERNEL_OWNER = addressBuffer(system.stakingAddress);
 const SUPPLY_KEY = Buffer.from('app/supply', 'utf8');
 /** The digest of the block's system messages (absent when it carries none), so the state root commits to them. */
 const MESSAGES_KEY = Buffer.from('app/messages', 'utf8');
-/** geth's MaximumExtraDataSize, as the native builder enforces it. */
-const MAX_EXTRA_DATA = 32;
 
 export type { ComputeBlockEvents } from '../modules/compute/module.js';
 
@@ -202,7 +200,10 @@ export class ChainApp {
       takePenaltiesDue: () => compute.takePenaltiesDue(),
       minersWithRecentProofs: (epoch, now) => compute.minersWithRecentProofs(epoch, now),
     });
-    compute.setStakingKeeper({ minersShare: (height) => staking.minersShare(height) });
+    compute.setStakingKeeper({
+      minersShare: (height) => staking.minersShare(height),
+      consensusKeyOf: (address) => staking.state.validator(address)?.consensusKey,
+    });
     governance.setKeepers(
       {
         bonded: () => staking.state.validators().filter((v) => v.status === 'active').map((v) => ({ address: v.address, tokens: v.tokens, totalShares: v.totalShares })),
@@ -223,6 +224,7 @@ export class ChainApp {
       },
       this.live.rent,
       [chainParams.multicall3Address, ...ENTRY_POINTS, SIMPLE_ACCOUNT_FACTORY_V06, SIMPLE_ACCOUNT_FACTORY_V07],
+      rentSchedule(rentParams),
     );
     this.staking = staking;
     this.compute = compute;
@@ -357,7 +359,8 @@ export class ChainApp {
     for (const p of ordered) this.decoded.set(p.raw.toString('latin1'), p.tx);
     return {
       height: parent.number + 1,
-      timestampMs: Math.max(t.timestampMs, parent.timestampMs + 1),
+      // The header rules are the native block builder's (crates/svc-evm block.rs), asked through the addon.
+      timestampMs: core.blockTimeMs(t.timestampMs, parent.timestampMs),
       coinbase: t.coinbase,
       extraData: announceComputeMode(t.extraData, this.computeMode),
       signers: t.signers,
@@ -375,11 +378,11 @@ export class ChainApp {
   async processProposal(p: Proposal): Promise<ProposalVerdict> {
     const parent = this.chain.head();
     if (p.height !== parent.number + 1) return { accept: false, reason: `height ${p.height} does not follow the head ${parent.number}` };
-    if (!Number.isSafeInteger(p.timestampMs) || p.timestampMs <= parent.timestampMs) {
-      return { accept: false, reason: `time ${p.timestampMs} ms is not after the parent's ${parent.timestampMs} ms` };
-    }
+    if (!Number.isSafeInteger(p.timestampMs) || p.timestampMs < 0) return { accept: false, reason: `time ${p.timestampMs} ms is not a block time` };
+    // The header rules (time after the parent's, extra data size) are the native builder's, one copy (crates/svc-evm block.rs).
+    const header = core.headerProblem(parent.timestampMs, p.timestampMs, p.extraData.length);
+    if (header !== null) return { accept: false, reason: header };
     if (p.coinbase.length !== 20) return { accept: false, reason: 'the coinbase is not 20 bytes' };
-    if (p.extraData.length > MAX_EXTRA_DATA) return { accept: false, reason: `extra data of ${p.extraData.length} bytes, limit ${MAX_EXTRA_DATA}` };
     if (p.txs.length > chainParams.maxTxsPerBlock) return { accept: false, reason: `${p.txs.length} transactions, limit ${chainParams.maxTxsPerBlock}` };
     const messages = this.modules.checkMessages(p.messages);
     if (messages !== null) return { accept: false, reason: `messages: ${messages}` };
@@ -389,7 +392,16 @@ export class ChainApp {
       const unsigned = await this.modules.verifyMessages(foreign, this.genesis.chainId);
       if (unsigned !== null) return { accept: false, reason: `messages: ${unsigned}` };
     }
-    const unknown = p.txs.filter((raw) => !this.decoded.has(raw.toString('latin1')));
+    // Another proposer's transactions: those this node's pool holds were decoded (signature and
+    // sender) when they were admitted, from the same bytes; the rest are decoded here.
+    const unknown: Buffer[] = [];
+    for (const raw of p.txs) {
+      const key = raw.toString('latin1');
+      if (this.decoded.has(key)) continue;
+      const pooled = this.mempool.get(core.keccak256(raw));
+      if (pooled && pooled.raw.equals(raw)) this.decoded.set(key, pooled.tx);
+      else unknown.push(raw);
+    }
     if (unknown.length > 0) {
       const outcomes = await this.chain.decodeTransactions(unknown);
       for (const [i, o] of outcomes.entries()) {

@@ -5,7 +5,8 @@
 // devnet: chain id from params, the first 10 accounts of the standard test mnemonic funded as
 // Hardhat and anvil fund them, the faucet at index 100 of it and the bundler at 101, dev account 0 as genesis validator,
 // Multicall3 at its canonical address, and the ERC-4337 EntryPoints v0.6 and v0.7 with their
-// SimpleAccountFactories at their canonical addresses (account-abstraction.ts).
+// SimpleAccountFactories at their canonical addresses, created through the deterministic CREATE2
+// deployer as on public networks (account-abstraction.ts).
 //
 // testnet: no account of that mnemonic, because their keys are public. The built-in genesis is a
 // pure function of the configuration: the validator address (--validator-address, required) is the

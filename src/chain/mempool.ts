@@ -1,10 +1,11 @@
 // The transaction pool: admission with geth's checks and error texts, pending/queued per sender,
 // fee-ordered selection for the block builder, and cleanup after each block. A submitted
-// transaction is held but not offered to blocks until the journal has it; when the journal write
-// fails it leaves the pool again, so a transaction answered with an error is never mined.
+// transaction is offered to blocks at once and answered once the journal holds it; when the journal
+// write fails it leaves the pool again (or, if a block in flight carries it, the answer waits for
+// that block), so a transaction answered with an error is never mined.
 // Every lookup is keyed by latin1 strings of the raw bytes, so admission costs O(1) map work
 // besides the native decode (signature recovery dominates).
-import type { Chain, DecodedTx, DecodeOutcome, ProducedBlock } from '../native/index.js';
+import { core, type Chain, type DecodedTx, type DecodeOutcome, type PrecheckVerdict, type ProducedBlock } from '../native/index.js';
 import { chain as chainParams, mempool as poolParams } from '../params.js';
 import { checksumAddress } from './address.js';
 import type { PoolJournal } from './pool-journal.js';
@@ -48,14 +49,49 @@ class PoolEntry implements PooledTx {
     readonly account: SenderAccount,
     /** gasLimit * maxFeePerGas + value: the most the transaction can take from the sender. */
     readonly cost: bigint,
-    /** Journaled (or admitted without a journal): until then it is held but not offered to blocks. */
+    /** Journaled (or admitted without a journal). */
     public durable: boolean,
     /** The transaction this one replaced (same sender and nonce): the latest journaled one down this chain comes back if this one's journal write fails. */
     public replaced: PoolEntry | undefined,
   ) {}
 
-  /** The journal write failed: the caller heard an error and the entry left the pool. */
+  /** The journal write failed: the entry is offered to no further block, and its caller hears an error unless a block in flight mines it. */
   failed = false;
+  /** A committed block carried it. */
+  mined = false;
+}
+
+/** An answer that waits for the block in flight: a transaction whose journal write failed after that block's proposal took it. */
+interface Deferred {
+  entry: PoolEntry;
+  err: unknown;
+  resolve(hash: Buffer): void;
+  reject(err: unknown): void;
+}
+
+/** geth's pool text for a rule of the block builder's check that a transaction breaks (its numbers from the check). */
+function poolText(v: PrecheckVerdict, from: Buffer): string {
+  const [have, want] = [v.have ?? 0n, v.want ?? 0n];
+  switch (v.rule) {
+    case 'gas-above-block-limit':
+      return 'exceeds block gas limit';
+    case 'chain-id':
+      return 'invalid chain id for signer';
+    case 'tip-above-fee-cap':
+      return 'max priority fee per gas higher than max fee per gas';
+    case 'fee-cap-below-base-fee':
+      return `max fee per gas less than block base fee: address ${checksumAddress(from)}, maxFeePerGas: ${have}, baseFee: ${want}`;
+    case 'insufficient-funds':
+      return `insufficient funds for gas * price + value: balance ${have}, tx cost ${want}, overshot ${want - have}`;
+    case 'intrinsic-gas':
+      return `intrinsic gas too low: gas ${have}, minimum needed ${want}`;
+    case 'floor-data-gas':
+      return `insufficient gas for floor data gas cost: gas ${have}, minimum needed ${want}`;
+    case 'initcode-size':
+      return `max initcode size exceeded: code size ${have}, limit ${want}`;
+    default:
+      return v.reason ?? `invalid transaction (${v.rule})`;
+  }
 }
 
 /** One sender's transactions by nonce; those from `stateNonce` up to `nextNonce` are pending, the rest queued. */
@@ -124,6 +160,10 @@ export class Mempool implements MempoolApi {
   private toDecode: { raw: Buffer; resolve(hash: Buffer): void; reject(err: unknown): void }[] = [];
   /** Decoded batches are admitted one after another, in submission order. */
   private admitting: Promise<void> = Promise.resolve();
+  /** What the latest proposal took from the pool, until a block is committed (see settle). */
+  private inFlight = new Set<PoolEntry>();
+  /** Answers that wait for the next committed block. */
+  private deferred: Deferred[] = [];
 
   constructor(options: MempoolOptions) {
     this.chain = options.chain;
@@ -198,7 +238,7 @@ export class Mempool implements MempoolApi {
         // Appended in the same turn as the admission: a rewrite of the journal (which snapshots the
         // pool) then always finds the record among the appends it answers.
         if (this.journal === undefined) b.resolve(entry.tx.hash);
-        else this.journal.append(b.raw).then(() => b.resolve(this.journaled(entry)), (err: unknown) => b.reject(this.unwind(entry, err)));
+        else this.journal.append(b.raw).then(() => b.resolve(this.journaled(entry)), (err: unknown) => this.journalFailed(entry, err, b));
       }
     });
   }
@@ -212,7 +252,31 @@ export class Mempool implements MempoolApi {
   }
 
   /**
-   * The journal could not hold the entry: it leaves the pool (never offered to a block meanwhile),
+   * The journal could not hold the entry. Mined already: the chain holds it, and its hash is the
+   * answer. Taken by the proposal of the block in flight: no later block is offered it, and the
+   * answer waits for the next committed block (settle). Otherwise it leaves the pool (unwind) and
+   * the caller hears the error.
+   */
+  private journalFailed(entry: PoolEntry, err: unknown, caller: { resolve(hash: Buffer): void; reject(err: unknown): void }): void {
+    entry.failed = true;
+    if (entry.mined) caller.resolve(entry.tx.hash);
+    else if (this.inFlight.has(entry) && this.byHash.get(entry.key) === entry) this.deferred.push({ entry, err, resolve: caller.resolve, reject: caller.reject });
+    else caller.reject(this.unwind(entry, err));
+  }
+
+  /** After a committed block: the answers that waited for it (mined: the hash; else the journal's error), and no proposal in flight. */
+  private settle(): void {
+    this.inFlight.clear();
+    const waiting = this.deferred;
+    this.deferred = [];
+    for (const d of waiting) {
+      if (d.entry.mined) d.resolve(d.entry.tx.hash);
+      else d.reject(this.unwind(d.entry, d.err));
+    }
+  }
+
+  /**
+   * The journal could not hold the entry: it leaves the pool (offered to no further block),
    * a journaled transaction it replaced comes back, and the sender's pending run is recounted, so
    * its later nonces wait (queued) for the gap to be filled again. Returns the error for the caller.
    */
@@ -283,7 +347,6 @@ export class Mempool implements MempoolApi {
   private admit(raw: Buffer, tx: DecodedTx, durable: boolean): PoolEntry {
     const limits = this.limits;
     if (tx.chainId === null) throw new TxPoolError('only replay-protected (EIP-155) transactions allowed over RPC');
-    if (tx.chainId !== this.chainId) throw new TxPoolError('invalid chain id for signer');
     const refused = this.chainRule?.(tx);
     if (refused) throw new TxPoolError(refused);
 
@@ -299,26 +362,21 @@ export class Mempool implements MempoolApi {
     if (tx.nonce > next + limits.maxNonceGap) {
       throw new TxPoolError(`nonce too high: next nonce ${next}, tx nonce ${tx.nonce}, allowed gap ${limits.maxNonceGap}`);
     }
-    if (tx.gasLimit > BigInt(limits.blockGasLimit)) throw new TxPoolError('exceeds block gas limit');
-    if (tx.gasLimit < tx.intrinsicGas) {
-      throw new TxPoolError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${tx.intrinsicGas}`);
-    }
-    if (tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
-      throw new TxPoolError('max priority fee per gas higher than max fee per gas');
-    }
-    const baseFee = this.chain.nextBaseFee();
-    if (tx.maxFeePerGas < baseFee) {
-      throw new TxPoolError(
-        `max fee per gas less than block base fee: address ${checksumAddress(tx.from)}, maxFeePerGas: ${tx.maxFeePerGas}, baseFee: ${baseFee}`,
-      );
-    }
+    // The block builder's checks (crates/svc-evm check_transaction, the one copy: gas against the
+    // block's limit, the chain id, tip and fee cap against the next base fee, balance against the
+    // cost, intrinsic and floor gas, initcode size), on the sender's state at the head; the nonce rules above are
+    // the pool's own (it holds gaps), so the check is asked with the transaction's own nonce.
+    const verdict = core.precheckTransaction(raw, tx.from, {
+      chainId: this.chainId,
+      gasLimit: limits.blockGasLimit,
+      gasUsed: 0,
+      baseFeePerGas: this.chain.nextBaseFee(),
+      nonce: tx.nonce,
+      balance: tx.senderBalance,
+    });
+    if (verdict.verdict === 'reject') throw new TxPoolError(poolText(verdict, tx.from));
     const cost = tx.gasLimit * tx.maxFeePerGas + tx.value;
     const balance = tx.senderBalance;
-    if (balance < cost) {
-      throw new TxPoolError(
-        `insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}, overshot ${cost - balance}`,
-      );
-    }
     const replaced = account?.txs.get(tx.nonce);
     if (account) {
       const spent = this.liveSpent(account, stateNonce);
@@ -407,13 +465,14 @@ export class Mempool implements MempoolApi {
   /**
    * Executable transactions for the next block: across senders by effective tip (highest first,
    * then earliest admitted), within a sender in nonce order; a sender's run stops at a gap, at a
-   * transaction whose fee cap is below `baseFee`, or at one the journal does not hold yet.
+   * transaction whose fee cap is below `baseFee`, or at one whose journal write failed. A
+   * transaction whose journal write is still running is offered (its answer waits for the journal).
    */
   selectForBlock(baseFee: bigint, maxTxs: number): PooledTx[] {
     const heap = new TipHeap<Candidate>(candidateBefore);
     for (const account of this.executable) {
       const first = account.txs.get(account.stateNonce);
-      if (first && first.durable && first.tx.maxFeePerGas >= baseFee) heap.push({ entry: first, tip: effectiveTip(first.tx, baseFee) });
+      if (first && !first.failed && first.tx.maxFeePerGas >= baseFee) heap.push({ entry: first, tip: effectiveTip(first.tx, baseFee) });
     }
     const selected: PooledTx[] = [];
     while (selected.length < maxTxs) {
@@ -424,8 +483,9 @@ export class Mempool implements MempoolApi {
       const nonce = best.entry.tx.nonce + 1n;
       if (nonce >= account.nextNonce) continue;
       const next = account.txs.get(nonce);
-      if (next && next.durable && next.tx.maxFeePerGas >= baseFee) heap.push({ entry: next, tip: effectiveTip(next.tx, baseFee) });
+      if (next && !next.failed && next.tx.maxFeePerGas >= baseFee) heap.push({ entry: next, tip: effectiveTip(next.tx, baseFee) });
     }
+    this.inFlight = new Set(selected as PoolEntry[]);
     return selected;
   }
 
@@ -440,6 +500,7 @@ export class Mempool implements MempoolApi {
     for (const hash of produced.included) {
       const entry = this.byHash.get(hash.toString('latin1'));
       if (entry) {
+        entry.mined = true;
         this.detach(entry);
         touched.set(entry.account.key, entry.account.address);
         continue;
@@ -464,6 +525,7 @@ export class Mempool implements MempoolApi {
     }
     const states = this.chain.getAccounts(refresh.map((a) => a.address), produced.head.number);
     for (const [i, account] of refresh.entries()) this.resync(account, states[i]!.nonce, states[i]!.balance);
+    this.settle();
     this.sweepQueued();
   }
 

@@ -21,6 +21,7 @@ import {
   type Hex,
 } from '../modules/compute/wire.js';
 import { canRun } from '../modules/compute/assign.js';
+import { proofRecordProblem } from '../modules/compute/proof-rules.js';
 import { proofPrecheck } from '../params.js';
 import type { NodeModels } from './models.js';
 import { reexecute } from './spot-checker.js';
@@ -295,24 +296,17 @@ export class ComputeIntake {
 
     const head = this.head();
     if (validator !== this.validator) reject('WRONG_VALIDATOR', `the proof names validator ${validator}; this node submits for ${this.validator}`);
-    if (!this.compute.isApproved(modelId)) reject('MODEL_NOT_APPROVED', `model ${modelId} is not approved (approved: ${this.compute.approvedModels.join(', ')})`);
-    // A retiring model: the next block, where the proof would go, may be the first that refuses it.
-    const refusedFrom = this.compute.modelRegistry().find((r) => r.id === modelId)?.refusedFromHeight;
-    if (refusedFrom !== undefined && refusedFrom <= head.number + 1) {
-      reject('MODEL_NOT_APPROVED', `model ${modelId} was retired by governance: its proofs are refused from block ${refusedFrom}`);
-    }
+    // The records' rules, as the next block (where the proof would go) applies them (proof-rules.ts).
     const m = this.compute.miner(miner);
-    if (!m) reject('MINER_NOT_REGISTERED', `miner ${miner} is not registered (svc_registerMiner, then wait for the next block)`);
-    if (m!.publicKey !== publicKey) reject('KEY_MISMATCH', `public_key is not the key registered for ${miner}`);
-    if (m!.jailedUntil > head.timestamp) reject('MINER_JAILED', `miner ${miner} is jailed until ${m!.jailedUntil} (block time, unix seconds) after a failed spot-check`);
     const task = this.compute.task(taskId);
-    if (!task) reject('UNKNOWN_TASK', `task ${taskId} does not exist`);
+    const refused = proofRecordProblem(
+      { taskId, miner, publicKey, modelId, inputHash: inHash },
+      { task, miner: m, modelApproved: this.compute.isApproved(modelId), modelRefusedFrom: this.compute.modelRegistry().find((r) => r.id === modelId)?.refusedFromHeight },
+      { height: head.number + 1, epoch: head.epoch, now: head.timestamp },
+    );
+    if (refused !== null) reject(refused.reason, refused.message);
+    if (this.compute.isProofQueued(taskId)) reject('REPLAYED', `task ${taskId} already has a proof`);
     const t = task!;
-    if (t.status === 'completed' || this.compute.isProofQueued(taskId)) reject('REPLAYED', `task ${taskId} already has a proof`);
-    if (t.status !== 'assigned' || t.assignedTo !== miner) reject('NOT_ASSIGNED', `task ${taskId} is not assigned to ${miner}`);
-    if (t.modelId !== modelId) reject('MODEL_MISMATCH', `task ${taskId} is for ${t.modelId}, not ${modelId}`);
-    if (t.inputHash !== inHash) reject('INPUT_HASH_MISMATCH', `input_hash is not the hash of task ${taskId}'s input (${t.inputHash})`);
-    if ((t.deadlineEpoch ?? -1) < head.epoch) reject('TASK_EXPIRED', `task ${taskId} was due by epoch ${t.deadlineEpoch}`);
     const dims = this.compute.modelDims(modelId)!;
     const q = bytesOf(quantized);
     if (q.length !== dims) reject('BAD_OUTPUT_SHAPE', `quantized has ${q.length} values; ${modelId} gives ${dims}`);

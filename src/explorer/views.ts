@@ -262,10 +262,42 @@ export function findBlock(chain: Chain, id: string): Rpc {
   let block: Rpc | null = null;
   if (id === 'latest') block = chain.getBlockSummary({ number: chain.head().number });
   else if (/^0x[0-9a-fA-F]{64}$/.test(id)) block = chain.getBlockSummary({ hash: Buffer.from(id.slice(2), 'hex') });
-  else if (/^\d{1,15}$/.test(id)) block = chain.getBlockSummary({ number: Number(id) });
-  else throw new BadRequestError(`block id "${id}" is not a number, a 0x hash or "latest"`);
+  else if (/^\d{1,15}$/.test(id)) {
+    refuseBeforeHistory(chain, Number(id));
+    block = chain.getBlockSummary({ number: Number(id) });
+  } else throw new BadRequestError(`block id "${id}" is not a number, a 0x hash or "latest"`);
   if (!block) throw new NotFoundError(`block ${id} not found`);
+  refuseBeforeHistory(chain, num(block.number));
   return block;
+}
+
+/**
+ * The first block the explorer serves: 0, or on a node that joined by state sync the block after
+ * its snapshot's (it holds the state from the snapshot on and indexes the blocks after it; the few
+ * ancestors the snapshot carries have no index records).
+ */
+export function firstServedBlock(chain: Chain): number {
+  const from = chain.stateFrom();
+  return from > 0 ? from + 1 : 0;
+}
+
+/**
+ * 404 for the token balances the index sums from transfers (holders, an address's token balances),
+ * on a node that joined by state sync: its index counts the transfers after the snapshot only.
+ */
+export function refuseIndexedBalances(chain: Chain): void {
+  const from = chain.stateFrom();
+  if (from > 0) {
+    throw new NotFoundError(`token balances are not indexed on this node: it joined the network by state sync at block ${from} and its index counts token transfers from block ${from + 1} on (read balanceOf with eth_call)`);
+  }
+}
+
+/** 404 with the reason for a block below the node's history (a node that joined by state sync). */
+function refuseBeforeHistory(chain: Chain, number: number): void {
+  const first = firstServedBlock(chain);
+  if (number < first) {
+    throw new NotFoundError(`block ${number} is before this node's history: it joined the network by state sync at block ${first - 1} and serves blocks from ${first} on`);
+  }
 }
 
 export const lowerHex = (a: string): Hex => a.toLowerCase() as Hex;

@@ -2,7 +2,7 @@
 // the faucet's cooldowns belong to the node, so a filter made over HTTP can be polled over
 // WebSocket and a faucet cooldown holds on both, as one geth node serves them.
 import type { NodeServices } from '../services.js';
-import { GasPriceOracle } from './gas-price-oracle.js';
+import { GasPriceOracle } from '../chain/gas-price.js';
 import { InstalledFilters } from './installed-filters.js';
 import type { RpcContext } from './method.js';
 import { Faucet } from './faucet.js';

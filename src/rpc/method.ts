@@ -1,7 +1,7 @@
 // How a JSON-RPC method is declared: its positional arguments (each a parser, required or optional)
 // and its implementation, which receives the parsed values. The dispatcher does the checking.
 import type { NodeServices } from '../services.js';
-import type { GasPriceOracle } from './gas-price-oracle.js';
+import type { GasPriceOracle } from '../chain/gas-price.js';
 import type { InstalledFilters } from './installed-filters.js';
 import type { Faucet } from './faucet.js';
 

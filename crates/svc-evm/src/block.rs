@@ -31,6 +31,30 @@ use crate::errors::{invalid_tx_text, ChainError};
 /// geth's MaximumExtraDataSize.
 pub const MAX_EXTRA_DATA: usize = 32;
 
+// The header rules live here, where the block is built; the app's proposal checks call them
+// through the addon (`headerProblem`, `blockTimeMs`), so TypeScript holds no copy.
+
+/// The time (ms) of a block asked for at `requested_ms` on a parent at `parent_time_ms`: raised to
+/// the parent's time + 1 ms when not after it, so that block times strictly increase.
+pub fn block_time_ms(requested_ms: u64, parent_time_ms: u64) -> u64 {
+    requested_ms.max(parent_time_ms.saturating_add(1))
+}
+
+/// Why extra data of `len` bytes cannot be a header's; None when it can.
+pub fn extra_data_problem(len: usize) -> Option<String> {
+    (len > MAX_EXTRA_DATA).then(|| format!("extra data too long: {len} bytes, limit {MAX_EXTRA_DATA}"))
+}
+
+/// Why a proposed header (its time in ms and extra data length) cannot follow a parent at
+/// `parent_time_ms`; None when it can: the time must be after the parent's (by at least 1 ms) and
+/// the extra data at most MAX_EXTRA_DATA bytes.
+pub fn header_problem(parent_time_ms: u64, time_ms: u64, extra_data_len: usize) -> Option<String> {
+    if time_ms <= parent_time_ms {
+        return Some(format!("time {time_ms} ms is not after the parent's {parent_time_ms} ms"));
+    }
+    extra_data_problem(extra_data_len)
+}
+
 /// What the consensus driver asks to be sealed on top of the head.
 #[derive(Debug, Clone, Default)]
 pub struct BlockRequest {
@@ -218,8 +242,8 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
             req.txs.len()
         )));
     }
-    if req.extra_data.len() > MAX_EXTRA_DATA {
-        return Err(ChainError::Invalid(format!("extra data too long: {} bytes, limit {MAX_EXTRA_DATA}", req.extra_data.len())));
+    if let Some(problem) = extra_data_problem(req.extra_data.len()) {
+        return Err(ChainError::Invalid(problem));
     }
     if req.gas_limit == 0 {
         return Err(ChainError::Invalid("block gas limit must be positive".into()));
@@ -228,7 +252,7 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
     let view = store.view();
     let parent = view.head_block()?.clone();
     let ph = &parent.header;
-    let time_ms = req.timestamp_ms.max(header_time_ms(ph) + 1);
+    let time_ms = block_time_ms(req.timestamp_ms, header_time_ms(ph));
     let mut header = Header {
         parent_hash: parent.hash,
         beneficiary: req.coinbase,
@@ -538,67 +562,161 @@ fn apply_moves<DB: Database + DatabaseCommit>(db: &mut DB, moves: &[BalanceMove]
     Ok(())
 }
 
-/// geth's checks of a transaction against the state before execution, with its texts: the one
-/// copy, which the block builder runs on every transaction and the app (through the addon's
-/// `precheckTransaction`) on a system module's transaction before its module decides it.
-pub fn precheck(tx: &SignedTransaction, sender: Address, c: &TxCheck<'_>) -> Option<Skip> {
+/// One of geth's checks of a transaction against the state before execution that it fails, with
+/// the numbers the check compared. The rule lives here, once: the block builder writes a violation
+/// as geth's state-transition text (`text`), and the pool, which applies the same checks at
+/// admission through the addon's `precheckTransaction` (its own nonce rules aside), as geth's pool
+/// text from `rule()` and `numbers()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TxViolation {
+    GasAboveBlockLimit { gas: u64, limit: u64 },
+    ChainId { have: u64, want: u64 },
+    NonceTooHigh { tx: u64, state: u64 },
+    NonceTooLow { tx: u64, state: u64 },
+    NonceMax { state: u64 },
+    SenderNotEoa { code_hash: B256 },
+    TipAboveFeeCap { tip: u128, max_fee: u128 },
+    FeeCapBelowBaseFee { max_fee: u128, base_fee: u128 },
+    InsufficientFunds { balance: U256, want: U256 },
+    IntrinsicGas { gas: u64, want: u64 },
+    FloorDataGas { gas: u64, want: u64 },
+    InitcodeSize { size: usize, limit: usize },
+}
+
+impl TxViolation {
+    /// The check's name, as the addon reports it.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            TxViolation::GasAboveBlockLimit { .. } => "gas-above-block-limit",
+            TxViolation::ChainId { .. } => "chain-id",
+            TxViolation::NonceTooHigh { .. } => "nonce-too-high",
+            TxViolation::NonceTooLow { .. } => "nonce-too-low",
+            TxViolation::NonceMax { .. } => "nonce-max",
+            TxViolation::SenderNotEoa { .. } => "sender-not-eoa",
+            TxViolation::TipAboveFeeCap { .. } => "tip-above-fee-cap",
+            TxViolation::FeeCapBelowBaseFee { .. } => "fee-cap-below-base-fee",
+            TxViolation::InsufficientFunds { .. } => "insufficient-funds",
+            TxViolation::IntrinsicGas { .. } => "intrinsic-gas",
+            TxViolation::FloorDataGas { .. } => "floor-data-gas",
+            TxViolation::InitcodeSize { .. } => "initcode-size",
+        }
+    }
+
+    /// What the transaction has and what the check wants (none for the code hash).
+    pub fn numbers(&self) -> Option<(U256, U256)> {
+        let n = |a: u128, b: u128| Some((U256::from(a), U256::from(b)));
+        match *self {
+            TxViolation::GasAboveBlockLimit { gas, limit } => n(gas.into(), limit.into()),
+            TxViolation::ChainId { have, want } => n(have.into(), want.into()),
+            TxViolation::NonceTooHigh { tx, state } | TxViolation::NonceTooLow { tx, state } => n(tx.into(), state.into()),
+            TxViolation::NonceMax { state } => n(state.into(), state.into()),
+            TxViolation::SenderNotEoa { .. } => None,
+            TxViolation::TipAboveFeeCap { tip, max_fee } => n(tip, max_fee),
+            TxViolation::FeeCapBelowBaseFee { max_fee, base_fee } => n(max_fee, base_fee),
+            TxViolation::InsufficientFunds { balance, want } => Some((balance, want)),
+            TxViolation::IntrinsicGas { gas, want } | TxViolation::FloorDataGas { gas, want } => n(gas.into(), want.into()),
+            TxViolation::InitcodeSize { size, limit } => n(size as u128, limit as u128),
+        }
+    }
+
+    /// geth's state-transition text (what a block's rejected transaction carries).
+    pub fn text(&self, sender: Address) -> String {
+        match self {
+            TxViolation::GasAboveBlockLimit { .. } => "exceeds block gas limit".into(),
+            TxViolation::ChainId { have, want } => format!("invalid chain id for signer: have {have} want {want}"),
+            TxViolation::NonceTooHigh { tx, state } => format!("nonce too high: address {sender}, tx: {tx} state: {state}"),
+            TxViolation::NonceTooLow { tx, state } => format!("nonce too low: address {sender}, tx: {tx} state: {state}"),
+            TxViolation::NonceMax { state } => format!("nonce has max value: address {sender}, nonce: {state}"),
+            TxViolation::SenderNotEoa { code_hash } => format!("sender not an eoa: address {sender}, codehash: {code_hash}"),
+            TxViolation::TipAboveFeeCap { tip, max_fee } => {
+                format!("max priority fee per gas higher than max fee per gas: address {sender}, maxPriorityFeePerGas: {tip}, maxFeePerGas: {max_fee}")
+            }
+            TxViolation::FeeCapBelowBaseFee { max_fee, base_fee } => {
+                format!("max fee per gas less than block base fee: address {sender}, maxFeePerGas: {max_fee}, baseFee: {base_fee}")
+            }
+            TxViolation::InsufficientFunds { balance, want } => format!("insufficient funds for gas * price + value: address {sender} have {balance} want {want}"),
+            TxViolation::IntrinsicGas { gas, want } => format!("intrinsic gas too low: have {gas}, want {want}"),
+            TxViolation::FloorDataGas { gas, want } => format!("insufficient gas for floor data gas cost: have {gas}, want {want}"),
+            TxViolation::InitcodeSize { size, limit } => format!("max initcode size exceeded: code size {size} limit {limit}"),
+        }
+    }
+}
+
+/// What geth's checks decide of a transaction that does not pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TxCheckOutcome {
+    /// It does not fit in the block's remaining gas: it waits for the next block.
+    Defer,
+    Violation(TxViolation),
+}
+
+/// geth's checks of a transaction against the state before execution: the one copy, which the
+/// block builder runs on every transaction, and the app (through the addon's `precheckTransaction`)
+/// on a system module's transaction before its module decides it and the pool on a transaction it
+/// admits. None when it passes.
+pub fn check_transaction(tx: &SignedTransaction, c: &TxCheck<'_>) -> Option<TxCheckOutcome> {
+    let v = |v: TxViolation| Some(TxCheckOutcome::Violation(v));
     let gas = tx.gas_limit();
     if gas > c.gas_limit {
-        return Some(Skip::Reject("exceeds block gas limit".into()));
+        return v(TxViolation::GasAboveBlockLimit { gas, limit: c.gas_limit });
     }
     if gas > c.gas_limit.saturating_sub(c.gas_used) {
-        return Some(Skip::Defer);
+        return Some(TxCheckOutcome::Defer);
     }
     let (chain_id, account, code) = (c.chain_id, c.account, c.code);
     if let Some(id) = tx.chain_id() {
         if id != chain_id {
-            return Some(Skip::Reject(format!("invalid chain id for signer: have {id} want {chain_id}")));
+            return v(TxViolation::ChainId { have: id, want: chain_id });
         }
     }
     let (nonce, balance) = account.unwrap_or((0, U256::ZERO));
     if tx.nonce() > nonce {
-        return Some(Skip::Reject(format!("nonce too high: address {sender}, tx: {} state: {nonce}", tx.nonce())));
+        return v(TxViolation::NonceTooHigh { tx: tx.nonce(), state: nonce });
     }
     if tx.nonce() < nonce {
-        return Some(Skip::Reject(format!("nonce too low: address {sender}, tx: {} state: {nonce}", tx.nonce())));
+        return v(TxViolation::NonceTooLow { tx: tx.nonce(), state: nonce });
     }
     if nonce == u64::MAX {
-        return Some(Skip::Reject(format!("nonce has max value: address {sender}, nonce: {nonce}")));
+        return v(TxViolation::NonceMax { state: nonce });
     }
     if let Some(code) = code {
         // EIP-3607, with EIP-7702 delegations still allowed to send.
         if !code.is_empty() && !code.starts_with(&[0xef, 0x01, 0x00]) {
-            return Some(Skip::Reject(format!("sender not an eoa: address {sender}, codehash: {}", keccak256(code))));
+            return v(TxViolation::SenderNotEoa { code_hash: keccak256(code) });
         }
     }
     let base_fee = c.base_fee as u128;
     let (max_fee, tip) = (tx.max_fee_per_gas(), tx.max_priority_fee_per_gas());
     if max_fee < tip {
-        return Some(Skip::Reject(format!(
-            "max priority fee per gas higher than max fee per gas: address {sender}, maxPriorityFeePerGas: {tip}, maxFeePerGas: {max_fee}"
-        )));
+        return v(TxViolation::TipAboveFeeCap { tip, max_fee });
     }
     if max_fee < base_fee {
-        return Some(Skip::Reject(format!(
-            "max fee per gas less than block base fee: address {sender}, maxFeePerGas: {max_fee}, baseFee: {base_fee}"
-        )));
+        return v(TxViolation::FeeCapBelowBaseFee { max_fee, base_fee });
     }
     let want = U256::from(gas) * U256::from(max_fee) + tx.value();
     if balance < want {
-        return Some(Skip::Reject(format!("insufficient funds for gas * price + value: address {sender} have {balance} want {want}")));
+        return v(TxViolation::InsufficientFunds { balance, want });
     }
     let is_create = tx.to().is_none();
     let ig = tx.intrinsic_gas();
     if gas < ig.intrinsic {
-        return Some(Skip::Reject(format!("intrinsic gas too low: have {gas}, want {}", ig.intrinsic)));
+        return v(TxViolation::IntrinsicGas { gas, want: ig.intrinsic });
     }
     if gas < ig.floor {
-        return Some(Skip::Reject(format!("insufficient gas for floor data gas cost: have {gas}, want {}", ig.floor)));
+        return v(TxViolation::FloorDataGas { gas, want: ig.floor });
     }
     if is_create && tx.input().len() > MAX_INITCODE_SIZE {
-        return Some(Skip::Reject(format!("max initcode size exceeded: code size {} limit {MAX_INITCODE_SIZE}", tx.input().len())));
+        return v(TxViolation::InitcodeSize { size: tx.input().len(), limit: MAX_INITCODE_SIZE });
     }
     None
+}
+
+/// `check_transaction` as the block builder uses it, with geth's state-transition texts.
+pub fn precheck(tx: &SignedTransaction, sender: Address, c: &TxCheck<'_>) -> Option<Skip> {
+    check_transaction(tx, c).map(|o| match o {
+        TxCheckOutcome::Defer => Skip::Defer,
+        TxCheckOutcome::Violation(v) => Skip::Reject(v.text(sender)),
+    })
 }
 
 /// Convert revm's plain changeset into the store's state changes.
@@ -621,5 +739,22 @@ pub(crate) fn to_state_changes(set: revm::database::states::StateChangeset) -> S
             })
             .collect(),
         code: set.contracts.into_iter().map(|(hash, code)| (hash, code.original_bytes())).collect(),
+    }
+}
+
+#[cfg(test)]
+mod header_rule_tests {
+    use super::*;
+
+    #[test]
+    fn a_header_follows_its_parent_by_at_least_a_millisecond_with_at_most_32_bytes_of_extra_data() {
+        assert_eq!(header_problem(1_000, 1_001, 32), None);
+        assert_eq!(header_problem(1_000, 1_000, 0).as_deref(), Some("time 1000 ms is not after the parent's 1000 ms"));
+        assert_eq!(header_problem(1_000, 999, 0).as_deref(), Some("time 999 ms is not after the parent's 1000 ms"));
+        assert_eq!(header_problem(1_000, 2_000, 33).as_deref(), Some("extra data too long: 33 bytes, limit 32"));
+        assert_eq!(block_time_ms(500, 1_000), 1_001);
+        assert_eq!(block_time_ms(1_001, 1_000), 1_001);
+        assert_eq!(block_time_ms(5_000, 1_000), 5_000);
+        assert_eq!(block_time_ms(0, u64::MAX), u64::MAX);
     }
 }

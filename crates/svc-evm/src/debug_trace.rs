@@ -69,7 +69,8 @@ pub(crate) enum Tracer {
 
 impl Tracer {
     pub(crate) fn new(opts: &GethDebugTracingOptions) -> Result<Self, TraceError> {
-        let bad = |e: serde_json::Error| TraceError::Options(format!("tracerConfig: {e}"));
+        // serde's text may quote the caller's value: only its start is answered.
+        let bad = |e: serde_json::Error| TraceError::Options(format!("tracerConfig: {}", excerpt(&e.to_string())));
         Ok(match &opts.tracer {
             None => Tracer::Default(TracingInspector::new(TracingInspectorConfig::from_geth_config(&opts.config)), opts.config.clone()),
             Some(GethDebugTracerType::BuiltInTracer(t)) => match t {
@@ -89,6 +90,16 @@ impl Tracer {
                 return Err(TraceError::Options("JavaScript tracers are not served: use callTracer, prestateTracer, 4byteTracer, noopTracer or the default struct logger".into()))
             }
         })
+    }
+}
+
+/// At most the first 64 characters of a text taken from the request, for an error message (an
+/// option may be megabytes long; the answer never echoes it whole).
+fn excerpt(text: &str) -> String {
+    const MAX_CHARS: usize = 64;
+    match text.char_indices().nth(MAX_CHARS) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{}…", &text[..at]),
     }
 }
 
@@ -135,7 +146,7 @@ impl TraceBudget {
     pub fn new(opts: &GethDebugTracingOptions, max_bytes: usize) -> Result<Self, TraceError> {
         let timeout = match &opts.timeout {
             None => DEFAULT_TIMEOUT,
-            Some(text) => go_duration(text).ok_or_else(|| TraceError::Options(format!("timeout {text:?} is not a duration such as \"5s\" or \"500ms\"")))?,
+            Some(text) => go_duration(text).ok_or_else(|| TraceError::Options(format!("timeout {:?} is not a duration such as \"5s\" or \"500ms\"", excerpt(text))))?,
         };
         if timeout > MAX_TIMEOUT {
             return Err(TraceError::Options(format!("timeout {timeout:?} is above the most a trace may take ({MAX_TIMEOUT:?})")));

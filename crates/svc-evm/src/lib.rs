@@ -13,7 +13,10 @@ pub mod genesis;
 pub mod trace;
 mod index;
 
-pub use block::{precheck, BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, Skip, SystemOutcome, TxCheck};
+pub use block::{
+    block_time_ms, check_transaction, header_problem, precheck, BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, Skip,
+    SystemOutcome, TxCheck, TxCheckOutcome, TxViolation,
+};
 pub use dormancy::Dormancy;
 pub use call::{AccessListOutcome, AccountOverride, BlockOverride, CallOutcome, CallOverrides, CallRequest, CallStatus, EstimateOutcome};
 pub use trace::{CodeAccess, FrameKind, StorageAccess, TraceFrame, ValidationTrace};

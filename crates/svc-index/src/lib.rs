@@ -200,15 +200,17 @@ impl<'s> Batch<'s> {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum TokenType {
+/// The token standard a movement follows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TokenType {
     Erc20,
     Erc721,
     Erc1155,
 }
 
 impl TokenType {
-    fn name(self) -> &'static str {
+    /// "ERC-20", "ERC-721" or "ERC-1155", as the index and the explorer write it.
+    pub fn name(self) -> &'static str {
         match self {
             TokenType::Erc20 => "ERC-20",
             TokenType::Erc721 => "ERC-721",
@@ -217,12 +219,14 @@ impl TokenType {
     }
 }
 
-struct Movement {
-    kind: TokenType,
-    from: Address,
-    to: Address,
-    value: U256,
-    token_id: Option<U256>,
+/// One token movement a log records.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Movement {
+    pub kind: TokenType,
+    pub from: Address,
+    pub to: Address,
+    pub value: U256,
+    pub token_id: Option<U256>,
 }
 
 fn topic_address(t: &B256) -> Address {
@@ -230,12 +234,23 @@ fn topic_address(t: &B256) -> Address {
 }
 
 fn word(data: &[u8], i: usize) -> Option<U256> {
-    data.get(i * 32..(i + 1) * 32).map(U256::from_be_slice)
+    let start = i.checked_mul(32)?;
+    data.get(start..start.checked_add(32)?).map(U256::from_be_slice)
 }
 
-/// Token movements of a log: ERC-20/721 Transfer, ERC-1155 TransferSingle and TransferBatch.
 fn movements(log: &IndexLog<'_>) -> Vec<Movement> {
-    let t = log.topics;
+    token_movements(log.topics, log.data)
+}
+
+/// Token movements of a log (its topics and data): ERC-20/721 Transfer, ERC-1155 TransferSingle and
+/// TransferBatch. The one decoder: the index applies it to every block, and the explorer's
+/// per-transaction and per-block views call it through the addon (`core.tokenTransfersOfLog`).
+/// A log whose data is too short for what it announces records nothing: a Transfer without its
+/// amount word, a TransferSingle without id and value, and a TransferBatch whose offsets, lengths
+/// or any id or value fall outside its data (or whose id and value counts differ, or that carries
+/// more than MAX_BATCH_IDS) is dropped whole, never read as zeros.
+pub fn token_movements(t: &[B256], data: &[u8]) -> Vec<Movement> {
+    let log = IndexLog { address: Address::ZERO, topics: t, data, log_index: 0 };
     match t.first() {
         Some(t0) if *t0 == TRANSFER && t.len() == 4 => vec![Movement {
             kind: TokenType::Erc721,
@@ -259,17 +274,19 @@ fn movements(log: &IndexLog<'_>) -> Vec<Movement> {
             if n != m || n > MAX_BATCH_IDS {
                 return vec![];
             }
+            // Every id and value or none: a truncated batch is dropped whole.
             (0..n)
-                .filter_map(|i| {
+                .map(|i| {
                     Some(Movement {
                         kind: TokenType::Erc1155,
                         from: topic_address(&t[2]),
                         to: topic_address(&t[3]),
-                        token_id: Some(word(log.data, ids_at + 1 + i)?),
-                        value: word(log.data, values_at + 1 + i)?,
+                        token_id: Some(word(log.data, ids_at.checked_add(1 + i)?)?),
+                        value: word(log.data, values_at.checked_add(1 + i)?)?,
                     })
                 })
-                .collect()
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default()
         }
         _ => vec![],
     }
@@ -540,6 +557,23 @@ mod tests {
     fn transfer_log(from: Address, to: Address, amount: u64, topics: &mut Vec<B256>, data: &mut Vec<u8>) {
         topics.extend([TRANSFER, B256::left_padding_from(from.as_slice()), B256::left_padding_from(to.as_slice())]);
         data.extend_from_slice(&U256::from(amount).to_be_bytes::<32>());
+    }
+
+    #[test]
+    fn a_truncated_transfer_batch_is_dropped_whole() {
+        let topics = [TRANSFER_BATCH, B256::ZERO, B256::left_padding_from(A.as_slice()), B256::left_padding_from(B.as_slice())];
+        // offsets 0x40 and 0xa0; ids [1, 2]; values [10, 20]
+        let data: Vec<u8> = [0x40u64, 0xa0, 2, 1, 2, 2, 10, 20].iter().flat_map(|w| U256::from(*w).to_be_bytes::<32>()).collect();
+        let full = token_movements(&topics, &data);
+        assert_eq!(full.len(), 2);
+        assert_eq!((full[1].token_id, full[1].value, full[1].from, full[1].to), (Some(U256::from(2)), U256::from(20), A, B));
+        for cut in [32, 1, 64 + 1] {
+            assert_eq!(token_movements(&topics, &data[..data.len() - cut]), vec![], "{cut} bytes short");
+        }
+        // A huge offset is no panic either.
+        let mut far = data.clone();
+        far[..32].copy_from_slice(&U256::MAX.to_be_bytes::<32>());
+        assert_eq!(token_movements(&topics, &far), vec![]);
     }
 
     #[test]

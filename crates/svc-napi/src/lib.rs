@@ -1,5 +1,5 @@
 //! The core addon: thin N-API bindings over the svc crates. Types are converted here; all work
-//! happens in svc-primitives, svc-store, svc-evm, svc-pow and svc-crypto.
+//! happens in svc-primitives, svc-store, svc-evm, svc-index, svc-pow and svc-crypto.
 
 mod chain;
 mod convert;
@@ -11,6 +11,7 @@ mod lane;
 mod pow;
 mod precheck;
 mod reply;
+mod rules;
 mod snapshot;
 mod types;
 

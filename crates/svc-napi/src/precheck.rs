@@ -1,10 +1,11 @@
 //! The transaction precheck and effective gas price for the app: svc-evm's one copy, which the
 //! block builder also runs, so that a system module's transaction is decided by the same rules
-//! (and texts) as any other before its module executes it.
+//! (and texts) as any other before its module executes it, and the pool admits by the same rules
+//! (writing its own texts from the rule and its numbers).
 
 use napi::bindgen_prelude::{BigInt, Buffer};
 use napi_derive::napi;
-use svc_evm::{precheck, Skip, TxCheck};
+use svc_evm::{check_transaction, TxCheck, TxCheckOutcome};
 use svc_primitives::SignedTransaction;
 
 use crate::convert::*;
@@ -29,8 +30,13 @@ pub struct PrecheckVerdict {
     /// `include`, `defer` (not enough gas left in the block: the next block takes it) or `reject`.
     #[napi(ts_type = "'include' | 'defer' | 'reject'")]
     pub verdict: String,
-    /// geth's text for a rejected transaction.
+    /// geth's text for a rejected transaction (the block builder's, geth's state transition's).
     pub reason: Option<String>,
+    /// The rule a rejected transaction breaks (`intrinsic-gas`, `insufficient-funds`, ...: svc-evm's `TxViolation::rule`).
+    pub rule: Option<String>,
+    /// What the transaction has and what the rule wants (gas and intrinsic gas, balance and cost, fee cap and base fee, ...).
+    pub have: Option<BigInt>,
+    pub want: Option<BigInt>,
     /// What the sender pays per gas in this block: min(maxFeePerGas, baseFee + maxPriorityFeePerGas).
     pub effective_gas_price: BigInt,
 }
@@ -57,10 +63,20 @@ pub fn precheck_transaction(raw: Buffer, sender: Buffer, input: PrecheckInput) -
         account,
         code: input.code.as_ref().map(|c| c.as_ref()),
     };
-    let (verdict, reason) = match precheck(&tx, sender, &check) {
-        None => ("include", None),
-        Some(Skip::Defer) => ("defer", None),
-        Some(Skip::Reject(reason)) => ("reject", Some(reason)),
-    };
-    Ok(PrecheckVerdict { verdict: verdict.to_string(), reason, effective_gas_price: from_u128(tx.effective_gas_price(base_fee)) })
+    let effective_gas_price = from_u128(tx.effective_gas_price(base_fee));
+    Ok(match check_transaction(&tx, &check) {
+        None => PrecheckVerdict { verdict: "include".into(), reason: None, rule: None, have: None, want: None, effective_gas_price },
+        Some(TxCheckOutcome::Defer) => PrecheckVerdict { verdict: "defer".into(), reason: None, rule: None, have: None, want: None, effective_gas_price },
+        Some(TxCheckOutcome::Violation(v)) => {
+            let numbers = v.numbers();
+            PrecheckVerdict {
+                verdict: "reject".into(),
+                reason: Some(v.text(sender)),
+                rule: Some(v.rule().into()),
+                have: numbers.map(|(h, _)| from_u256(h)),
+                want: numbers.map(|(_, w)| from_u256(w)),
+                effective_gas_price,
+            }
+        }
+    })
 }

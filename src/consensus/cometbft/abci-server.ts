@@ -5,7 +5,8 @@
 //
 // Requests of a connection are answered in the order they came. CheckTx requests run concurrently
 // (the pool admits them in arrival order and decodes a turn's worth together); every other request
-// waits for the ones before it, so FinalizeBlock and Commit never overlap.
+// waits for the ones before it, so FinalizeBlock and Commit never overlap. The answers of one
+// event-loop turn are written together.
 import net from 'node:net';
 import { existsSync, rmSync } from 'node:fs';
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
@@ -75,8 +76,20 @@ async function serveConnection(socket: net.Socket, handle: AbciHandler, log: Log
   // The tail of the requests that must not overlap (everything but CheckTx).
   let serial: Promise<unknown> = Promise.resolve();
   let checks: Promise<unknown>[] = [];
+  // The answers of one event-loop turn leave in one write (CheckTx and recheck come in thousands):
+  // the socket is corked at the turn's first answer and uncorked after the turn.
+  let corked = false;
   const write = (response: Response): void => {
-    if (!socket.destroyed) socket.write(sizeDelimitedEncode(ResponseSchema, response));
+    if (socket.destroyed) return;
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      setImmediate(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    socket.write(sizeDelimitedEncode(ResponseSchema, response));
   };
   const answer = async (request: Request): Promise<Response> => {
     const { case: kind, value } = request.value;

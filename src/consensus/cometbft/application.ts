@@ -22,11 +22,10 @@
 // transactions goes into the block's stored messages, so a replay of the block data applies it
 // too: the decided last commit (each listed validator's vote: commit, absent or nil), which the
 // staking module's liveness counts, and the duplicate-vote evidence.
-import { keccak256 } from 'viem';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
-import type { Chain, ProducedBlock } from '../../native/index.js';
+import { core, type Chain, type ProducedBlock } from '../../native/index.js';
 import type { ChainApp, Proposal } from '../../chain/app.js';
 import type { Mempool } from '../../chain/mempool.js';
 import { AlreadyKnownError, TxPoolError } from '../../chain/pool.js';
@@ -276,7 +275,7 @@ export class CometApplication {
     const { mempool, app } = this.opts;
     if (req.type === CheckTxType.RECHECK) {
       // After a block: keep what the pool or the module queues still hold.
-      if (tx.kind === 'evm') return mempool.get(keccak(tx.raw)) ? { code: CHECK_TX.ok } : { code: CHECK_TX.gone, log: 'no longer in the pool' };
+      if (tx.kind === 'evm') return mempool.get(core.keccak256(tx.raw)) ? { code: CHECK_TX.ok } : { code: CHECK_TX.gone, log: 'no longer in the pool' };
       if (tx.kind === 'message') return app.modules.isMessageQueued(tx.message) ? { code: CHECK_TX.ok } : { code: CHECK_TX.gone, log: 'no longer queued' };
       if (tx.kind === 'userOperation') {
         const kept = (await this.userOperations?.recheckGossiped(tx.operation)) ?? false;
@@ -294,6 +293,9 @@ export class CometApplication {
       const problem = await this.userOperations.admitGossiped(tx.operation);
       return problem === null ? { code: CHECK_TX.ok } : { code: CHECK_TX.rejected, log: problem };
     }
+    // Already pooled: handed over by this node's RPC (the pool first, then CometBFT), or a copy
+    // of a pooled transaction from a peer. Through, so that it is gossiped, without decoding it again.
+    if (mempool.get(core.keccak256(tx.raw))) return { code: CHECK_TX.ok };
     try {
       await mempool.submit(tx.raw);
       return { code: CHECK_TX.ok };
@@ -552,8 +554,4 @@ function varintLength(n: number): number {
     len++;
   }
   return len;
-}
-
-function keccak(raw: Buffer): Buffer {
-  return Buffer.from(keccak256(raw).slice(2), 'hex');
 }

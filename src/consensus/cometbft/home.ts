@@ -1,6 +1,6 @@
 // A CometBFT home directory as the node reads it: the binary that runs it, its genesis (whose
 // app_state is the node's genesis, so one file serves both), and the address of its RPC.
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -103,4 +103,36 @@ export function readValidatorKey(home: string): Buffer | undefined {
     throw new CometHomeError(`${file}: the validator key is not an Ed25519 key`);
   }
   return Buffer.from(doc.pub_key.value, 'base64');
+}
+
+/** The home validator's Ed25519 key pair (config/priv_validator_key.json): the public key and the private key as a KeyObject (never logged). */
+export interface ValidatorSigningKey {
+  publicKey: Buffer;
+  privateKey: KeyObject;
+}
+
+/**
+ * The home validator's signing key, if it has one: CometBFT keeps `priv_key.value` as base64 of the
+ * 32-byte seed followed by the 32-byte public key. The node signs its compute-mode announcements
+ * with it.
+ */
+export function readValidatorSigningKey(home: string): ValidatorSigningKey | undefined {
+  const file = path.join(home, 'config', 'priv_validator_key.json');
+  if (!existsSync(file)) return undefined;
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { pub_key?: { type?: string; value?: string }; priv_key?: { type?: string; value?: string } };
+  const publicKey = readValidatorKey(home)!;
+  if (doc.priv_key?.type !== 'tendermint/PrivKeyEd25519' || typeof doc.priv_key.value !== 'string') {
+    throw new CometHomeError(`${file}: the validator's private key is not an Ed25519 key`);
+  }
+  const raw = Buffer.from(doc.priv_key.value, 'base64');
+  if (raw.length !== 64 || publicKey.length !== 32) throw new CometHomeError(`${file}: an Ed25519 private key is 64 bytes (seed and public key), its public key 32`);
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: raw.subarray(0, 32).toString('base64url'), x: publicKey.toString('base64url') }, format: 'jwk' });
+  } catch {
+    throw new CometHomeError(`${file}: the validator's private key cannot be read as an Ed25519 key`);
+  }
+  const derived = Buffer.from(createPublicKey(privateKey).export({ format: 'jwk' }).x ?? '', 'base64url');
+  if (!derived.equals(publicKey)) throw new CometHomeError(`${file}: the private key does not belong to pub_key`);
+  return { publicKey, privateKey };
 }

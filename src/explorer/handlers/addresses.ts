@@ -8,7 +8,7 @@ import type { AddressRole, InternalTxRecord } from '../indexer/records.js';
 import { decodeCursor, encodeCursor, keysetPage, PAGE } from '../pagination.js';
 import type { Entry } from '../store.js';
 import { be, readBe } from '../store.js';
-import { addr, internalTxView, logView, num, tokenView, transferView, txSummaryView, userOperationView } from '../views.js';
+import { addr, internalTxView, logView, num, refuseIndexedBalances, tokenView, transferView, txSummaryView, userOperationView } from '../views.js';
 
 const bytesOf = (a: string) => Buffer.from(a.slice(2), 'hex');
 const rentFields = ({ address: _a, ...fields }: AccountRentInfo) => fields;
@@ -123,7 +123,8 @@ export const addressHandlers: Record<string, Handler> = {
     );
   },
 
-  getAddressTokenBalances: ({ params }, { indexes }) => {
+  getAddressTokenBalances: ({ params }, { node, indexes }) => {
+    refuseIndexedBalances(node.chain);
     const sub = bytesOf(params.address as string);
     return indexes.holdings.scan(sub, undefined, 1_000, false).map((e) => {
       const tokenKey = e.key.subarray(sub.length);

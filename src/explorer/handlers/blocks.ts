@@ -4,7 +4,7 @@ import { transfersOf, type RpcLog } from '../transfers.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
 import { be, readBe } from '../store.js';
-import { blockDetailView, blockView, findBlock, lowerHex, num, transferView, txSummaryView } from '../views.js';
+import { blockDetailView, blockView, findBlock, firstServedBlock, lowerHex, num, transferView, txSummaryView } from '../views.js';
 
 const limitOf = (q: Record<string, unknown>) => (q.limit as number | undefined) ?? PAGE.defaultLimit;
 
@@ -12,13 +12,15 @@ export const blockHandlers: Record<string, Handler> = {
   listBlocks: ({ query }, { node }) => {
     const { chain } = node;
     const head = chain.head().number;
+    // A node that joined by state sync lists the blocks it serves, from after its snapshot.
+    const first = firstServedBlock(chain);
     return keysetPage(
       decodeCursor(query.cursor as string | undefined),
       limitOf(query),
       (from, limit, older) => {
         const start = from === undefined ? head : readBe(from) + (older ? -1 : 1);
         const out: { key: Buffer; block: Record<string, unknown> }[] = [];
-        for (let n = start; n >= 0 && n <= head && out.length < limit; n += older ? -1 : 1) {
+        for (let n = start; n >= first && n <= head && out.length < limit; n += older ? -1 : 1) {
           const block = chain.getBlockSummary({ number: n });
           if (block) out.push({ key: be(n, 8), block });
         }

@@ -1,8 +1,15 @@
-// Gas oracle: the next block's base fee plus the median over recent blocks of each tip percentile.
+// Gas oracle: the next block's base fee plus the node's suggested tips at three percentiles, by the
+// rule eth_gasPrice uses (chain/gas-price.ts): `propose` is eth_gasPrice itself (its percentile),
+// `safe` and `fast` the same rule at the 10th and 90th.
+import { suggestTips } from '../../chain/gas-price.js';
+import { rpc } from '../../params.js';
 import type { Handler } from '../definition.js';
 
 const GWEI = 10n ** 9n;
 const ORACLE_BLOCKS = 20;
+/** safe, propose (eth_gasPrice's percentile), fast. */
+const ORACLE_PERCENTILES = [10, rpc.gasPriceOraclePercentile, 90];
+/** The history route's tip columns. */
 const PERCENTILES = [10, 50, 90];
 
 const gwei = (wei: bigint) => {
@@ -13,29 +20,23 @@ const gwei = (wei: bigint) => {
 
 export const gasOracleHandlers: Record<string, Handler> = {
   getGasOracle: (_input, { node }) => {
-    const { chain } = node;
-    const head = chain.head().number;
-    const h = chain.feeHistory(head, Math.min(ORACLE_BLOCKS, head + 1), PERCENTILES);
-    const nextBase = chain.nextBaseFee();
-    const tip = (i: number) => {
-      const values = h.reward.map((r) => r[i] ?? 0n).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      return values.length === 0 ? 0n : values[Math.floor(values.length / 2)]!;
-    };
-    const [safe, propose, fast] = PERCENTILES.map((_p, i) => nextBase + tip(i)) as [bigint, bigint, bigint];
+    const s = suggestTips(node.chain, ORACLE_PERCENTILES);
+    const nextBase = s.nextBaseFee;
+    const [safe, propose, fast] = s.tips.map((tip) => nextBase + tip) as [bigint, bigint, bigint];
     return {
-      lastBlock: head,
+      lastBlock: s.head,
       baseFee: nextBase.toString(),
       safe: safe.toString(),
       propose: propose.toString(),
       fast: fast.toString(),
-      blocks: h.gasUsedRatio.length,
+      blocks: s.history.gasUsedRatio.length,
       // Etherscan's gastracker fields (gwei as decimal strings).
-      LastBlock: String(head),
+      LastBlock: String(s.head),
       SafeGasPrice: gwei(safe),
       ProposeGasPrice: gwei(propose),
       FastGasPrice: gwei(fast),
       suggestBaseFee: gwei(nextBase),
-      gasUsedRatio: h.gasUsedRatio.join(','),
+      gasUsedRatio: s.history.gasUsedRatio.join(','),
     };
   },
 

@@ -1,7 +1,7 @@
 // Search: exact matches first (block, transaction, address), then tokens and validators by name.
 import { toAddress } from '../../modules/kernel/module.js';
 import type { Handler } from '../definition.js';
-import { addr, num, tokenView } from '../views.js';
+import { addr, firstServedBlock, num, tokenView } from '../views.js';
 
 const MAX_RESULTS = 20;
 
@@ -12,7 +12,7 @@ export const searchHandlers: Record<string, Handler> = {
     const results: Record<string, unknown>[] = [];
     if (/^\d{1,15}$/.test(q)) {
       const block = chain.getBlockSummary({ number: Number(q) });
-      if (block) results.push({ type: 'block', number: num(block.number), hash: block.hash });
+      if (block && num(block.number) >= firstServedBlock(chain)) results.push({ type: 'block', number: num(block.number), hash: block.hash });
     }
     if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
       const bytes = Buffer.from(q.slice(2), 'hex');
@@ -20,7 +20,7 @@ export const searchHandlers: Record<string, Handler> = {
       if (tx) results.push({ type: 'transaction', hash: tx.hash, blockNumber: num(tx.blockNumber) });
       else if (mempool.get(bytes)) results.push({ type: 'transaction', hash: q.toLowerCase(), blockNumber: null, pending: true });
       const block = chain.getBlockSummary({ hash: bytes });
-      if (block) results.push({ type: 'block', number: num(block.number), hash: block.hash });
+      if (block && num(block.number) >= firstServedBlock(chain)) results.push({ type: 'block', number: num(block.number), hash: block.hash });
     }
     if (/^0x[0-9a-fA-F]{40}$/.test(q)) {
       const key = Buffer.from(q.slice(2), 'hex');

@@ -4,7 +4,7 @@ import { NotFoundError } from '../envelope.js';
 import type { TokenRecord } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
 import type { Entry } from '../store.js';
-import { addr, tokenView, transferView } from '../views.js';
+import { addr, refuseIndexedBalances, tokenView, transferView } from '../views.js';
 
 const limitOf = (q: Record<string, unknown>) => (q.limit as number | undefined) ?? PAGE.defaultLimit;
 const keyOf = (a: unknown) => Buffer.from((a as string).slice(2), 'hex');
@@ -49,6 +49,7 @@ export const tokenHandlers: Record<string, Handler> = {
   getToken: ({ params }, services) => tokenView(tokenOrThrow(services, params.address).token),
 
   getTokenHolders: ({ params, query }, services) => {
+    refuseIndexedBalances(services.node.chain);
     const { key } = tokenOrThrow(services, params.address);
     const { holdersByBalance } = services.indexes;
     return keysetPage(

@@ -53,6 +53,13 @@ export class Indexer {
   }
 
   private async run(): Promise<void> {
+    // A node that joined by state sync holds no blocks before its snapshot's (a few ancestors at
+    // most): its index starts after the snapshot, where block production indexes each block.
+    const from = this.chain.stateFrom();
+    if (from > 0 && this.indexedHeight() < from) {
+      commit(this.chain, 'explorer', [this.indexes.meta.putWrite(INDEXED_HEIGHT, from), this.indexes.meta.putWrite(INTERNAL_HEIGHT, from)]);
+      this.log.info({ snapshot: from, from: from + 1 }, 'the explorer index starts after the state sync snapshot');
+    }
     while (!this.stopped) {
       const next = this.indexedHeight() + 1;
       if (next > this.chain.head().number) break;

@@ -8,7 +8,7 @@ const definitions: RouteDef[] = [
     method: 'GET',
     path: '/gas-oracle',
     category: 'Gas Oracle',
-    summary: "Safe, propose and fast gas prices from recent blocks' tip percentiles (10th, 50th, 90th), with Etherscan's field names too.",
+    summary: "Safe, propose and fast gas prices by eth_gasPrice's rule at the 10th, 60th (propose: eth_gasPrice itself) and 90th percentiles of recent blocks' tips, with Etherscan's field names too.",
     auth: 'public',
     response: { type: 'object' },
   },  {

@@ -1,13 +1,15 @@
 // The compute module's block hooks: at a block's start the spot-check draw of the parent's proofs,
 // overdue checks closed, and at an epoch's first block expiry, forgetting idle miners and the
-// epoch's task assignment; at its end the node's mode announcement, registrations, spot-check
-// verdicts, proofs (and the miners' share of the block reward split by FLOPs) and proof-of-work
-// shares. Each queued item was verified by the node and is checked again here against the records.
+// epoch's task assignment; at its end validators' signed compute-mode announcements, the proposer's
+// mode announcement, registrations, spot-check verdicts, proofs (and the miners' share of the block
+// reward split by FLOPs) and proof-of-work shares. Each queued item was verified by the node and is
+// checked again here against the records.
 import { blake3 } from '@noble/hashes/blake3.js';
 import { core, type BalanceMove } from '../../native/index.js';
 import { system, type ComputeParams } from '../../params.js';
 import { assignTasks, type ModelTiers } from './assign.js';
-import type { QueuedShare, TakenQueues } from './queues.js';
+import { proofRecordProblem } from './proof-rules.js';
+import type { QueuedMode, QueuedShare, TakenQueues } from './queues.js';
 import { splitByFlops, splitTaskFee } from './rewards.js';
 import type { ComputeStore } from './store.js';
 import { windowAdd, type Address, type ComputeMode, type PenaltyDue, type PowWindowEntry, type ProofRecord, type TaskRecord } from './types.js';
@@ -49,6 +51,12 @@ export function drawnForSpotCheck(blockHash: Uint8Array, proofId: Hex, spotCheck
   const h = blake3(Buffer.concat([Buffer.from('svc/spot-check'), Buffer.from(blockHash), Buffer.from(proofId.slice(2), 'hex')]));
   return Number(Buffer.from(h).readBigUInt64BE(0) % 10_000n) < spotCheckBps;
 }
+
+/** A compute-mode announcement signed more than this many blocks before the block that carries it is ignored. */
+export const MODE_MAX_AGE_BLOCKS = 100;
+
+/** A validator's consensus key (0x + 64 hex) in its staking record; undefined for none (or no such validator). */
+export type ConsensusKeyOf = (validator: Address) => string | undefined;
 
 /** What identifies a counted share in the records: its block, validator and nonce. */
 const shareKey = (s: QueuedShare): string => `${s.blockHash}:${s.validator}:${s.nonce}`;
@@ -227,16 +235,51 @@ export class ComputeHooks {
   }
 
   /**
-   * End of a block: the node's mode announcement, registrations, spot-check verdicts, proofs (the
-   * miners' share of this block's reward, plus what earlier blocks left, split by FLOPs among the
-   * proofs accepted here) and proof-of-work shares. `announced` is the compute mode the proposer
-   * announced in the block's extra data, recorded for it when it differs.
+   * Why a validator's compute-mode announcement would not be recorded by the block at `height`; null
+   * when it would. The key that signed it must be the validator's consensus key in its staking
+   * record; it must have been signed before this block and at most MODE_MAX_AGE_BLOCKS before it,
+   * and not before the validator's mode was last recorded (so an old announcement cannot be
+   * replayed over a newer one). The mempool asks it for the next block before it takes one.
    */
-  closeBlock(ctx: ComputeBlockContext, q: TakenQueues, minersShare: bigint, proposer: Address, announced: ComputeMode | undefined): ComputeBlockEnd {
+  modeProblem(m: QueuedMode, height: number, consensusKeyOf: ConsensusKeyOf): string | null {
+    const key = consensusKeyOf(m.validator);
+    if (key === undefined) return `${m.validator} is not a validator with a consensus key`;
+    if (key.toLowerCase() !== m.publicKey) return `${m.publicKey} is not the consensus key of validator ${m.validator}`;
+    if (m.height >= height) return `announced at height ${m.height}, not before block ${height}`;
+    if (height - m.height > MODE_MAX_AGE_BLOCKS) return `announced at height ${m.height}, more than ${MODE_MAX_AGE_BLOCKS} blocks before block ${height}`;
+    const since = this.store.validatorCompute(m.validator)?.modeSince ?? 0;
+    if (m.height < since) return `announced at height ${m.height}, before the validator's mode was last recorded (block ${since})`;
+    return null;
+  }
+
+  /**
+   * End of a block: validators' compute-mode announcements, the proposer's mode announcement,
+   * registrations, spot-check verdicts, proofs (the miners' share of this block's reward, plus what
+   * earlier blocks left, split by FLOPs among the proofs accepted here) and proof-of-work shares.
+   * An announcement that modeProblem() accepts records its mode from this block on (modeSince,
+   * which also bars older announcements). `announced` is the compute mode the proposer announced in
+   * the block's extra data, recorded for it when it differs.
+   */
+  closeBlock(
+    ctx: ComputeBlockContext,
+    q: TakenQueues,
+    minersShare: bigint,
+    proposer: Address,
+    announced: ComputeMode | undefined,
+    consensusKeyOf: ConsensusKeyOf,
+  ): ComputeBlockEnd {
     const g = this.store.global;
     const moves: BalanceMove[] = [];
     /** By the validator each failed proof came through (spec: "validator is penalized with a 5% stake slash and a 6-hour jail"). */
     const penalties = new Map<Address, PenaltyDue>();
+
+    for (const m of q.modes) {
+      if (this.modeProblem(m, ctx.height, consensusKeyOf) !== null) continue;
+      const v = this.store.validatorRecord(m.validator);
+      v.mode = m.mode;
+      v.modeSince = ctx.height;
+      this.store.saveValidator(v);
+    }
 
     if (announced !== undefined) {
       const v = this.store.validatorRecord(proposer);
@@ -311,20 +354,13 @@ export class ComputeHooks {
     for (const qp of q.proofs) {
       const t = this.store.open.get(qp.taskId);
       const m = this.store.miners.get(qp.miner);
-      const ok =
-        t !== undefined &&
-        t.status === 'assigned' &&
-        t.assignedTo === qp.miner &&
-        t.inputHash === qp.inputHash &&
-        t.modelId === qp.modelId &&
-        (t.deadlineEpoch ?? -1) >= ctx.epoch &&
-        m !== undefined &&
-        m.publicKey === qp.publicKey &&
-        m.jailedUntil <= ctx.now &&
-        this.store.isApproved(qp.modelId) &&
-        qp.flops > 0n &&
-        this.store.proof(qp.id) === undefined;
-      if (!ok) {
+      // The intake's predicate (proof-rules.ts), on the records as this block has them.
+      const refused = proofRecordProblem(
+        qp,
+        { task: t, miner: m, modelApproved: this.store.isApproved(qp.modelId), modelRefusedFrom: g.registry?.[qp.modelId]?.refusedFromHeight },
+        { height: ctx.height, epoch: ctx.epoch, now: ctx.now },
+      );
+      if (refused !== null || !t || !m || qp.flops <= 0n || this.store.proof(qp.id) !== undefined) {
         g.counters.proofsDropped += 1;
         continue;
       }

@@ -2,7 +2,7 @@
 // rules other code checks against (spot-check draw, share target, task ids) and the wire formats.
 export { ComputeModule, COMPUTE_ABI, publicTaskId, type ComputeBlockEvents, type StakingKeeper } from './module.js';
 export { drawnForSpotCheck, shareTarget, type ComputeBlockContext, type ComputeBlockEnd } from './hooks.js';
-export type { QueuedProof, QueuedRegistration, QueuedShare, QueuedVerdict, TakenQueues } from './queues.js';
+export type { QueuedMode, QueuedProof, QueuedRegistration, QueuedShare, QueuedVerdict, TakenQueues } from './queues.js';
 export type { BlockActivity } from './store.js';
 export { canRun, runnableModels, type ModelTiers } from './assign.js';
 export { splitByFlops, splitTaskFee } from './rewards.js';

@@ -6,11 +6,11 @@ import { recoverMessageAddress } from 'viem';
 import { core } from '../../native/index.js';
 import type { ComputeParams } from '../../params.js';
 import type { ModuleMessage } from '../kernel/messages.js';
-import { emptyTaken, type TakenQueues } from './queues.js';
-import { proofMessage, registrationMessage, TIERS } from './wire.js';
-import type { QueuedProof, QueuedRegistration } from './queues.js';
+import { emptyTaken, MAX_MODES_PER_BLOCK, type TakenQueues } from './queues.js';
+import { COMPUTE_MODES, modeMessage, proofMessage, registrationMessage, TIERS } from './wire.js';
+import type { QueuedMode, QueuedProof, QueuedRegistration } from './queues.js';
 
-export const KINDS = ['registration', 'proof', 'share', 'verdict'] as const;
+export const KINDS = ['registration', 'proof', 'share', 'verdict', 'mode'] as const;
 type Kind = (typeof KINDS)[number];
 
 const HEX = /^0x[0-9a-f]*$/;
@@ -58,6 +58,13 @@ const SHAPES: Record<Kind, Record<string, (v: unknown) => boolean>> = {
     passed: (v) => typeof v === 'boolean',
     result: (v) => isObject(v) && isCosinePpm(v.cosinePpm) && isInt(v.maxAbsDiff) && typeof v.hashMatches === 'boolean' && Object.keys(v).length === 3,
   },
+  mode: {
+    validator: (v) => isHex(v, 20),
+    mode: (v) => (COMPUTE_MODES as readonly unknown[]).includes(v),
+    height: isInt,
+    publicKey: (v) => isHex(v, 32),
+    signature: (v) => isHex(v, 64),
+  },
 };
 
 /** Why a message's body is not of its kind; null when it is. */
@@ -77,12 +84,13 @@ export function messagesOf(taken: TakenQueues): ModuleMessage[] {
     ...taken.proofs.map(m('proof')),
     ...taken.shares.map(m('share')),
     ...taken.verdicts.map(m('verdict')),
+    ...taken.modes.map(m('mode')),
   ];
 }
 
 /** Why a block's compute messages cannot be in it (a shape, a kind, or more than a block takes); null when they can. */
 export function checkMessages(messages: readonly ModuleMessage[], limits: Pick<ComputeParams, 'maxRegistrationsPerBlock' | 'maxProofsPerBlock' | 'maxSharesPerBlock'>): string | null {
-  const counts = { registration: 0, proof: 0, share: 0, verdict: 0 };
+  const counts = { registration: 0, proof: 0, share: 0, verdict: 0, mode: 0 };
   for (const [i, msg] of messages.entries()) {
     if (!(KINDS as readonly string[]).includes(msg.kind)) return `message ${i}: unknown kind ${JSON.stringify(msg.kind)}`;
     const kind = msg.kind as Kind;
@@ -93,6 +101,7 @@ export function checkMessages(messages: readonly ModuleMessage[], limits: Pick<C
   if (counts.registration > limits.maxRegistrationsPerBlock) return `${counts.registration} registrations, limit ${limits.maxRegistrationsPerBlock}`;
   if (counts.proof > limits.maxProofsPerBlock) return `${counts.proof} proofs, limit ${limits.maxProofsPerBlock}`;
   if (counts.share > limits.maxSharesPerBlock) return `${counts.share} shares, limit ${limits.maxSharesPerBlock}`;
+  if (counts.mode > MAX_MODES_PER_BLOCK) return `${counts.mode} compute-mode announcements, limit ${MAX_MODES_PER_BLOCK}`;
   return null;
 }
 
@@ -100,7 +109,7 @@ export function checkMessages(messages: readonly ModuleMessage[], limits: Pick<C
 export function takenOf(messages: readonly ModuleMessage[]): TakenQueues {
   const taken = emptyTaken();
   for (const msg of messages) {
-    const list = { registration: taken.registrations, proof: taken.proofs, share: taken.shares, verdict: taken.verdicts }[msg.kind as Kind];
+    const list = { registration: taken.registrations, proof: taken.proofs, share: taken.shares, verdict: taken.verdicts, mode: taken.modes }[msg.kind as Kind];
     (list as unknown[]).push(msg.body);
   }
   return taken;
@@ -111,11 +120,13 @@ const bytes = (h: string): Buffer => Buffer.from(h.slice(2), 'hex');
 /**
  * Why the signed messages of another proposer's block are not what they claim; null when every one
  * is: a proof's Ed25519 signature by the key it names, a registration's Ed25519 signature and its
- * wallet's EIP-191 signature. (Shares prove themselves by their work and verdicts are the
- * proposer's, checked by the hooks.) The messages' shapes are checked first (checkMessages).
+ * wallet's EIP-191 signature, a compute-mode announcement's Ed25519 signature by the consensus key
+ * it names. (Shares prove themselves by their work and verdicts are the proposer's, checked by the
+ * hooks; whether an announcement's key is its validator's is state, checked by the hooks.) The
+ * messages' shapes are checked first (checkMessages).
  */
 export async function verifyMessages(messages: readonly ModuleMessage[], chainId: number): Promise<string | null> {
-  const items: { index: number; publicKey: Buffer; message: Buffer; signature: Buffer }[] = [];
+  const items: { index: number; what: string; publicKey: Buffer; message: Buffer; signature: Buffer }[] = [];
   const wallets: { index: number; wallet: string; message: Buffer; signature: string }[] = [];
   for (const [index, msg] of messages.entries()) {
     if (msg.kind === 'proof') {
@@ -131,18 +142,22 @@ export async function verifyMessages(messages: readonly ModuleMessage[], chainId
         executionTimeMs: p.executionTimeMs,
         flops: p.claimedFlops,
       });
-      items.push({ index, publicKey: bytes(p.publicKey), message, signature: bytes(p.signature) });
+      items.push({ index, what: 'the Ed25519 signature', publicKey: bytes(p.publicKey), message, signature: bytes(p.signature) });
     } else if (msg.kind === 'registration') {
       const r = msg.body as QueuedRegistration;
       const message = registrationMessage({ chainId, wallet: bytes(r.wallet), publicKey: bytes(r.publicKey), tier: r.tier, models: r.models, sequence: r.sequence });
-      items.push({ index, publicKey: bytes(r.publicKey), message, signature: bytes(r.signature) });
+      items.push({ index, what: 'the Ed25519 signature', publicKey: bytes(r.publicKey), message, signature: bytes(r.signature) });
       wallets.push({ index, wallet: r.wallet, message, signature: r.walletSignature });
+    } else if (msg.kind === 'mode') {
+      const m = msg.body as QueuedMode;
+      const message = modeMessage({ chainId, validator: bytes(m.validator), mode: m.mode, height: m.height });
+      items.push({ index, what: `the Ed25519 signature of ${m.validator}'s compute-mode announcement`, publicKey: bytes(m.publicKey), message, signature: bytes(m.signature) });
     }
   }
   if (items.length > 0) {
     const ok = await core.ed25519VerifyBatch(items.map(({ publicKey, message, signature }) => ({ publicKey, message, signature })));
     const bad = ok.findIndex((v) => !v);
-    if (bad >= 0) return `message ${items[bad]!.index}: the Ed25519 signature does not verify`;
+    if (bad >= 0) return `message ${items[bad]!.index}: ${items[bad]!.what} does not verify`;
   }
   for (const w of wallets) {
     let signer = '';

@@ -4,9 +4,10 @@
 // SystemModule: the ABI, transactions (submitTask, getTask), the hook entry points, the keepers and
 // the reads other code calls. Consensus state lives in the chain's app column family under
 // "compute/" (store.ts) and changes only inside a block: transactions to the module, and the block
-// hooks (hooks.ts) that apply what the node queued (queues.ts: registrations, proofs, shares and
-// spot-check verdicts, each verified before it was queued and checked again against the state when
-// applied). views.ts derives hashrates and scores. docs/compute.md describes the rules.
+// hooks (hooks.ts) that apply what the node queued (queues.ts: registrations, proofs, shares,
+// spot-check verdicts and validators' signed compute-mode announcements, each verified before it was
+// queued and checked again against the state when applied). views.ts derives hashrates and scores.
+// docs/compute.md describes the rules.
 import { readFileSync } from 'node:fs';
 import { encodeFunctionResult, type Abi } from 'viem';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -66,6 +67,8 @@ export function publicTaskId(txHash: Uint8Array): Hex {
 export interface StakingKeeper {
   /** The inference miners' share of block `height`'s reward, decided by staking's endBlock. */
   minersShare(height: number): bigint;
+  /** The consensus key (0x + 64 hex) of a validator's staking record; undefined for none or no such validator. */
+  consensusKeyOf(address: Address): string | undefined;
 }
 
 /** What the compute module did in a block, for subscribers. */
@@ -145,21 +148,35 @@ export class ComputeModule implements SystemModule {
     return messagesOf(this.proposed);
   }
 
-  /** A miner's registration or proof, or a share, from the network's mempool; verdicts are only ever their proposer's. */
+  /**
+   * A miner's registration or proof, a share, or a validator's compute-mode announcement, from the
+   * network's mempool; verdicts are only ever their proposer's.
+   */
   queueMessage(message: ModuleMessage): string | null {
     const taken = takenOf([message]);
     if (taken.verdicts.length > 0) return 'a spot-check verdict is carried by the proposer that decided it, not sent to the mempool';
     if (this.queues.holds(taken)) return 'already queued';
-    const head = hexOf(this.chain.head().hash);
+    const head = this.chain.head();
     for (const s of taken.shares) {
-      const problem = this.hooks.shareProblem(s, head);
+      const problem = this.hooks.shareProblem(s, hexOf(head.hash));
       if (problem !== null) return problem;
+    }
+    for (const m of taken.modes) {
+      // As the next block would judge it.
+      const problem = this.hooks.modeProblem(m, head.number + 1, this.consensusKeyOf);
+      if (problem !== null) return `compute-mode announcement refused: ${problem}`;
+      const queued = this.queues.queuedMode(m.validator);
+      if (queued && queued.height > m.height) return `compute-mode announcement refused: a newer one of ${m.validator} (height ${queued.height}) is queued`;
     }
     for (const r of taken.registrations) this.queues.queueRegistration(r);
     for (const p of taken.proofs) this.queues.queueProof(p);
     for (const s of taken.shares) this.queues.queueShare(s);
+    for (const m of taken.modes) this.queues.queueMode(m);
     return null;
   }
+
+  /** The consensus key of a validator's staking record (none before the staking keeper is wired). */
+  private readonly consensusKeyOf = (address: Address): string | undefined => this.staking?.consensusKeyOf(address);
 
   isQueued(message: ModuleMessage): boolean {
     return this.queues.holds(takenOf([message]));
@@ -174,7 +191,7 @@ export class ComputeModule implements SystemModule {
     return verifyMessages(messages, chainId);
   }
 
-  /** The block's compute messages: what its hooks apply (registrations, proofs, shares, verdicts). */
+  /** The block's compute messages: what its hooks apply (registrations, proofs, shares, verdicts, mode announcements). */
   deliverMessages(messages: readonly ModuleMessage[]): void {
     this.taken = takenOf(messages);
     // The block may be another proposer's: what this node proposed goes back, then what the block
@@ -266,14 +283,14 @@ export class ComputeModule implements SystemModule {
   endBlock(block: BlockInfo): HookResult {
     const taken = this.taken ?? emptyTaken();
     const share = this.staking?.minersShare(block.height) ?? 0n;
-    const end = this.hooks.closeBlock(block, taken, share, block.proposer, announcedComputeMode(block.extraData));
+    const end = this.hooks.closeBlock(block, taken, share, block.proposer, announcedComputeMode(block.extraData), this.consensusKeyOf);
     this.building = { height: block.height, accepted: end.accepted, decided: end.decided };
     return { moves: end.moves, minted: end.minted, burned: 0n };
   }
 
   // ---- keepers ----
 
-  /** Wires the staking module's keeper (the miners' share of each block's reward). */
+  /** Wires the staking module's keeper (the miners' share of each block's reward, validators' consensus keys). */
   setStakingKeeper(keeper: StakingKeeper): void {
     this.staking = keeper;
   }

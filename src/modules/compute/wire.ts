@@ -16,6 +16,11 @@ export const PROOF_DOMAIN = 'svc/inference-proof/v1';
 export const REGISTRATION_DOMAIN = 'svc/miner-registration/v1';
 export const WALLET_DOMAIN = 'svc-miner/wallet/v1';
 export const OUTPUT_DOMAIN = 'svc/inference-output/v1';
+export const MODE_DOMAIN = 'svc/compute-mode/v1';
+
+/** The compute modes a validator announces, in the order of their byte in modeMessage(). */
+export const COMPUTE_MODES = ['pow', 'inference', 'none'] as const;
+export type ComputeModeName = (typeof COMPUTE_MODES)[number];
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
@@ -147,6 +152,28 @@ export function registrationMessage(f: RegistrationFields): Buffer {
     ...f.models.map(shortString),
     u64(f.sequence),
   ]);
+}
+
+/** The fields a validator's compute-mode announcement signature covers. */
+export interface ModeFields {
+  chainId: number;
+  /** The validator's operator address (20 bytes). */
+  validator: Uint8Array;
+  mode: ComputeModeName;
+  /** The signer's committed head when it signed: the announcement is newer than anything recorded before it. */
+  height: number;
+}
+
+/**
+ * The bytes a validator's consensus key (Ed25519, CometBFT's priv_validator_key.json) signs to
+ * announce its compute mode:
+ *   "svc/compute-mode/v1" || u64be chainId || validator (20) || u8 mode (0 pow, 1 inference, 2 none) || u64be height
+ */
+export function modeMessage(f: ModeFields): Buffer {
+  const mode = COMPUTE_MODES.indexOf(f.mode);
+  if (mode < 0) throw new RangeError(`unknown compute mode ${String(f.mode)}`);
+  if (f.validator.length !== 20) throw new RangeError('a validator address is 20 bytes');
+  return Buffer.concat([Buffer.from(MODE_DOMAIN, 'ascii'), u64(f.chainId), Buffer.from(f.validator), Buffer.from([mode]), u64(f.height)]);
 }
 
 /** BLAKE3 of the input's UTF-8 bytes (the proof's input_hash). */

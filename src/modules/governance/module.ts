@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { encodeFunctionResult, type Abi, type Hex } from 'viem';
 import type { BalanceMove, Chain, ModuleLog, RecordWrite } from '../../native/index.js';
-import { system, type GovernanceParams } from '../../params.js';
+import { isModuleAccount, system, type GovernanceParams } from '../../params.js';
 import {
   abiEvents,
   addressBuffer,
@@ -49,8 +49,20 @@ export const GOVERNANCE_ABI = JSON.parse(readFileSync(new URL('../../../../abi/g
 
 const GOVERNANCE: Address = system.governanceAddress as Address;
 const TREASURY: Address = system.treasuryAddress as Address;
-/** The other system modules' accounts: each balance is what its module's records owe, so a spend must not pay into one. */
-const MODULE_ACCOUNTS: ReadonlySet<string> = new Set([system.stakingAddress, system.computeAddress, system.governanceAddress].map((a) => a.toLowerCase()));
+
+/**
+ * Why a treasury spend cannot pay `recipient` (lower case); null when it can. Asked when the
+ * proposal is submitted and again when it is carried out: the zero address, the treasury itself
+ * and every other system module's account (params.moduleAccounts: each balance is what its
+ * module's records owe) are refused.
+ */
+export function spendRecipientProblem(recipient: string): string | null {
+  const to = recipient.toLowerCase();
+  if (/^0x0{40}$/.test(to)) return 'the recipient is the zero address';
+  if (to === TREASURY) return 'the recipient is the treasury itself';
+  if (isModuleAccount(to)) return `the recipient ${to} is a system module's account`;
+  return null;
+}
 const EVENTS = abiEvents(GOVERNANCE_ABI);
 const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');
 const MODEL_ID = /^[a-z0-9][a-z0-9-]{0,62}@v[0-9]{1,4}\.[0-9]{1,4}$/;
@@ -253,7 +265,8 @@ export class GovernanceModule implements SystemModule {
       case 'treasury-spend': {
         const s = c.spend;
         const parts = Math.max(1, s.vestingEpochs);
-        g.pendingSpends.push({ proposalId: p.id, recipient: s.recipient, amount: s.amount, paid: 0n, parts, partsPaid: 0, nextEpoch: s.vestingEpochs === 0 ? block.epoch : block.epoch + 1 });
+        failed = spendRecipientProblem(s.recipient);
+        if (failed === null) g.pendingSpends.push({ proposalId: p.id, recipient: s.recipient, amount: s.amount, paid: 0n, parts, partsPaid: 0, nextEpoch: s.vestingEpochs === 0 ? block.epoch : block.epoch + 1 });
         detail = s.vestingEpochs === 0 ? `${s.amount} wei to ${s.recipient}` : `${s.amount} wei to ${s.recipient} in ${parts} parts, one per epoch from epoch ${block.epoch + 1}`;
         break;
       }
@@ -367,9 +380,8 @@ export class GovernanceModule implements SystemModule {
         if (amount === 0n) return { ok: false, reason: 'a spend of zero' };
         if (vestingEpochs > this.rules.maxVestingEpochs) return { ok: false, reason: `vesting over ${vestingEpochs} epochs, limit ${this.rules.maxVestingEpochs}` };
         const to = recipient.toLowerCase() as Address;
-        if (/^0x0{40}$/.test(to)) return { ok: false, reason: 'the recipient is the zero address' };
-        if (to === TREASURY) return { ok: false, reason: 'the recipient is the treasury itself' };
-        if (MODULE_ACCOUNTS.has(to)) return { ok: false, reason: `the recipient ${to} is a system module's account` };
+        const refused = spendRecipientProblem(to);
+        if (refused !== null) return { ok: false, reason: refused };
         return this.submit(from, call.value, title, description, { kind: 'treasury-spend', spend: { recipient: to, amount, vestingEpochs } }, ctx, encode);
       }
       case 'submitText': {

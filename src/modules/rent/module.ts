@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { encodeFunctionResult, type Abi } from 'viem';
 import type { BalanceMove, Chain, ModuleLog, RecordWrite } from '../../native/index.js';
-import { system, type RentParams } from '../../params.js';
+import { moduleAccounts, system, type RentParams } from '../../params.js';
 import {
   abiEvents,
   addressBuffer,
@@ -30,7 +30,7 @@ import {
   type SystemModule,
 } from '../kernel/module.js';
 import { DORMANT_PREFIX, RentStore } from './store.js';
-import type { AccountRentInfo, Address, RentEvent, RentGlobal, RentRecord } from './types.js';
+import type { AccountRentInfo, Address, RentEvent, RentGlobal, RentRecord, RentSchedule } from './types.js';
 
 export const RENT_ABI = JSON.parse(readFileSync(new URL('../../../../abi/rent.json', import.meta.url), 'utf8')) as Abi;
 
@@ -92,6 +92,14 @@ export function dueEpoch(r: RentRecord, epoch: number, p: RentParams): number | 
   return Math.max(earliest, Number(over));
 }
 
+/** The rules of `p` that decide what a record owes and when it is checked for dormancy. */
+export function rentSchedule(p: RentSchedule): RentSchedule {
+  return { rentPerSlotPerEpoch: p.rentPerSlotPerEpoch, dormancyOwedLimit: p.dormancyOwedLimit, dormancyEpochs: p.dormancyEpochs };
+}
+
+const sameSchedule = (a: RentSchedule, b: RentSchedule): boolean =>
+  a.rentPerSlotPerEpoch === b.rentPerSlotPerEpoch && a.dormancyOwedLimit === b.dormancyOwedLimit && a.dormancyEpochs === b.dormancyEpochs;
+
 export class RentModule implements SystemModule {
   readonly name = 'rent';
   readonly address: Address = RENT;
@@ -110,12 +118,13 @@ export class RentModule implements SystemModule {
     private readonly reads: RentChain,
     private readonly params: RentParams,
     exempt: readonly string[],
+    /** The genesis rules: what the records were filed under until governance first changed one. */
+    private readonly genesisSchedule: RentSchedule = rentSchedule(params),
   ) {
     this.store = new RentStore(chain);
     // eth_call at the head reverts calls into dormant accounts as blocks do.
     chain.setDormancyPrefix(Buffer.from(DORMANT_PREFIX));
-    const modules = [system.stakingAddress, system.treasuryAddress, system.computeAddress, system.governanceAddress, system.bridgeAddress, system.rentAddress];
-    this.exempt = new Set([...exempt, ...modules].map(lower));
+    this.exempt = new Set([...exempt, ...moduleAccounts].map(lower));
   }
 
   // ---- reads ----
@@ -301,7 +310,7 @@ export class RentModule implements SystemModule {
     if (block.height <= 1) return result;
     const parent = block.height - 1;
     const parentEpoch = block.isEpochStart ? block.epoch - 1 : block.epoch;
-    let changed = false;
+    let changed = this.refileIfRulesChanged(block);
     for (const { address, count } of this.reads.slotChanges(parent)) {
       const a = lower(address);
       if (this.isExempt(a)) continue;
@@ -397,19 +406,56 @@ export class RentModule implements SystemModule {
       if (!r || r.dormant || r.dueEpoch !== block.epoch) continue;
       this.settle(r, block.epoch);
       r.dueEpoch = null;
-      if (r.owed > this.params.dormancyOwedLimit && block.epoch - r.lastActiveEpoch >= this.params.dormancyEpochs) {
-        r.dormant = true;
-        this.store.save(r);
-        this.store.setDormantFlag(a, true);
-        this.store.global.dormantCount += 1;
-        this.madeDormant.push(a);
-        this.building.push({ kind: 'dormant', height: block.height, account: a, epoch: block.epoch, rentOwed: r.owed });
-      } else {
-        this.reschedule(r, block.epoch);
-        this.store.save(r);
-      }
+      this.checkDormancy(r, block);
+      this.store.save(r);
     }
     return due.length > 0;
+  }
+
+  /**
+   * At an epoch start, `r` (settled at it) becomes dormant when it owes more than the limit and was
+   * inactive for dormancyEpochs (the one statement of the rule); else its next check is filed.
+   */
+  private checkDormancy(r: RentRecord, block: BlockInfo): void {
+    if (block.isEpochStart && r.owed > this.params.dormancyOwedLimit && block.epoch - r.lastActiveEpoch >= this.params.dormancyEpochs) {
+      r.dormant = true;
+      r.dueEpoch = null;
+      this.store.setDormantFlag(r.address, true);
+      this.store.global.dormantCount += 1;
+      this.madeDormant.push(r.address);
+      this.building.push({ kind: 'dormant', height: block.height, account: r.address, epoch: block.epoch, rentOwed: r.owed });
+    } else {
+      this.reschedule(r, block.epoch);
+    }
+  }
+
+  /**
+   * When governance changed a rule that decides rent or dormancy (applied at this epoch's first
+   * block, before this hook), every record is brought under the new rules at once, so that the rule
+   * reaches an idle account exactly as one written after the change: its rent up to this epoch is
+   * settled at the rate those epochs had, the rule is checked now (this is an epoch start) and the
+   * next check is filed under the new rules, whatever was filed before. The rules the records are
+   * filed under are kept in the module's global record (covered by the block root), so a replay
+   * does the same at the same block. Cost: one pass over the records, once per change.
+   */
+  private refileIfRulesChanged(block: BlockInfo): boolean {
+    const g = this.store.global;
+    const filed = g.filedUnder ?? this.genesisSchedule;
+    const now = rentSchedule(this.params);
+    if (sameSchedule(filed, now)) return false;
+    for (const r of this.store.allRecords()) {
+      if (block.epoch > r.settledEpoch) {
+        if (!this.isExempt(r.address)) r.owed = owedAt(r, block.epoch, filed.rentPerSlotPerEpoch);
+        r.settledEpoch = block.epoch;
+      }
+      if (!r.dormant) {
+        r.dueEpoch = null;
+        this.checkDormancy(r, block);
+      }
+      this.store.save(r);
+    }
+    g.filedUnder = now;
+    return true;
   }
 
   /** Brings `r.owed` to `epoch` (exempt accounts owe nothing). */

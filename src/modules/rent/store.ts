@@ -92,6 +92,20 @@ export class RentStore {
       .filter((a) => this.changes.markedValue(`${prefix}${hex(a)}`) !== null);
   }
 
+  /** Every record as the block being built has it (copies), by address: the committed ones with this block's changes over them. */
+  allRecords(): RentRecord[] {
+    const out = new Map<Address, RentRecord>();
+    for (const e of this.chain.getAppEntries(Buffer.from(ACCOUNT))) {
+      const r = decodeRecord<RentRecord>(e.value);
+      out.set(r.address, r);
+    }
+    for (const [a, r] of this.building) {
+      if (r) out.set(a, { ...r });
+      else out.delete(a);
+    }
+    return [...out.values()].sort((x, y) => (x.address < y.address ? -1 : x.address > y.address ? 1 : 0));
+  }
+
   setDormantFlag(address: Address, on: boolean): void {
     this.changes.mark(DORMANT_PREFIX + hex(address), on ? 1 : null);
   }

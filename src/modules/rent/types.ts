@@ -38,6 +38,19 @@ export interface RentGlobal {
   feesCollected: bigint;
   /** Accounts with a rent record. */
   accounts: number;
+  /**
+   * The rules every record's rent was settled and its dormancy check filed under (absent: the
+   * genesis rules). When governance changes one, the next block settles every record under these,
+   * files its check again under the new ones and records them here.
+   */
+  filedUnder?: RentSchedule;
+}
+
+/** The rent rules that decide what a record owes and when it is checked for dormancy. */
+export interface RentSchedule {
+  rentPerSlotPerEpoch: bigint;
+  dormancyOwedLimit: bigint;
+  dormancyEpochs: number;
 }
 
 /** svc_getAccountRentInfo (spec "Account rent info"). */

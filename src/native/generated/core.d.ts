@@ -273,6 +273,12 @@ export interface BlockSelector {
   hash?: Buffer
 }
 
+/**
+ * The time (ms) the block builder gives a block asked for at `requestedMs` on a parent at
+ * `parentTimeMs`: raised to the parent's + 1 ms when not after it.
+ */
+export declare function blockTimeMs(requestedMs: number, parentTimeMs: number): number
+
 /** Where a block's native time went, in milliseconds. */
 export interface BlockTimings {
   /** Waiting for the block lane's thread (another block in flight). */
@@ -414,6 +420,12 @@ export interface GenesisSpec {
   extraData: Buffer
   alloc: Array<GenesisAccount>
 }
+
+/**
+ * Why a proposed header cannot follow its parent; null when it can: its time (ms) after the
+ * parent's by at least 1 ms, its extra data at most 32 bytes (the block builder's own rule).
+ */
+export declare function headerProblem(parentTimeMs: number, timeMs: number, extraDataLen: number): string | null
 
 export interface HeadInfo {
   number: number
@@ -648,8 +660,13 @@ export declare function precheckTransaction(raw: Buffer, sender: Buffer, input: 
 export interface PrecheckVerdict {
   /** `include`, `defer` (not enough gas left in the block: the next block takes it) or `reject`. */
   verdict: 'include' | 'defer' | 'reject'
-  /** geth's text for a rejected transaction. */
+  /** geth's text for a rejected transaction (the block builder's, geth's state transition's). */
   reason?: string
+  /** The rule a rejected transaction breaks (`intrinsic-gas`, `insufficient-funds`, ...: svc-evm's `TxViolation::rule`). */
+  rule?: string
+  /** What the transaction has and what the rule wants (gas and intrinsic gas, balance and cost, fee cap and base fee, ...). */
+  have?: bigint
+  want?: bigint
   /** What the sender pays per gas in this block: min(maxFeePerGas, baseFee + maxPriorityFeePerGas). */
   effectiveGasPrice: bigint
 }
@@ -754,6 +771,22 @@ export interface SystemTxOutcome {
   logs: Array<ModuleLog>
   moves: Array<BalanceMove>
 }
+
+/** One token movement a log records. */
+export interface TokenTransfer {
+  standard: 'ERC-20' | 'ERC-721' | 'ERC-1155'
+  from: Buffer
+  to: Buffer
+  value: bigint
+  /** ERC-721 and ERC-1155: the token id. */
+  tokenId?: bigint
+}
+
+/**
+ * The token movements of a log (32-byte topics, data), by the block index's decoder: a log too
+ * short for what it announces (a truncated TransferBatch included) records none.
+ */
+export declare function tokenTransfersOfLog(topics: Array<Buffer>, data: Buffer): Array<TokenTransfer>
 
 /** An EXTCODESIZE / EXTCODEHASH / EXTCODECOPY of a traced frame (`hasCode` absent for EXTCODECOPY). */
 export interface TracedCodeAccess {

@@ -18,13 +18,16 @@ function parseTraceOptions(value: unknown): string {
   return JSON.stringify(rest);
 }
 
-/** A native trace as the answer's JSON bytes; native tracing errors as JSON-RPC errors: bad options -32602, the rest -32000 with the reason. */
-async function traced(run: () => Promise<Buffer>): Promise<RawJson> {
+/**
+ * A native trace as the answer's JSON bytes; native tracing errors as JSON-RPC errors: bad options
+ * -32602 naming the options' argument (geth counts from 0), the rest -32000 with the reason.
+ */
+async function traced(run: () => Promise<Buffer>, optionsArgument = 1): Promise<RawJson> {
   try {
     return new RawJson(await run());
   } catch (err) {
     if (err instanceof NativeError) {
-      if (err.code === 'TRACE_OPTIONS') throw new InvalidParamsError(`invalid argument 1: ${err.message}`);
+      if (err.code === 'TRACE_OPTIONS') throw new InvalidParamsError(`invalid argument ${optionsArgument}: ${err.message}`);
       throw new ExecutionError(err.message);
     }
     throw err;
@@ -61,6 +64,6 @@ export const debugMethods: MethodTable = {
     const id = block ?? { tag: 'latest' as const };
     const number = 'hash' in id ? chain.blockNumberByHash(id.hash) : blockNumberOf(chain, id);
     if (number === null) throw new HeaderNotFoundError();
-    return traced(() => chain.debugTraceCall(call.request, number, options ?? '{}'));
+    return traced(() => chain.debugTraceCall(call.request, number, options ?? '{}'), 2);
   }),
 };

@@ -1,5 +1,7 @@
 // svc_getAccountRentInfo (spec "Account rent info", docs/rent.md): an account's storage deposit,
-// slot count, activity, dormancy and rent owed at the head, from the rent module's records.
+// slot count, activity, dormancy and rent owed at the head, from the rent module's records; the
+// address EIP-55 checksummed, as every address this API answers.
+import { checksumAddress } from '../../chain/address.js';
 import { toAddress } from '../../modules/kernel/module.js';
 import { method, required, type MethodTable } from '../method.js';
 import { parseAddress } from '../validate.js';
@@ -7,6 +9,7 @@ import { parseAddress } from '../validate.js';
 export const rentMethods: MethodTable = {
   svc_getAccountRentInfo: method([required(parseAddress)], (ctx, [address]) => {
     const app = ctx.services.app;
-    return app.rent.info(toAddress(address), app.staking.state.currentEpoch);
+    const info = app.rent.info(toAddress(address), app.staking.state.currentEpoch);
+    return { ...info, address: checksumAddress(address) };
   }),
 };

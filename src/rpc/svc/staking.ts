@@ -111,11 +111,8 @@ export const stakingMethods: MethodTable = {
 
   svc_getStakeInfo: method([required(parseAddress)], (ctx, [address]) => {
     const { state } = ctx.services.app.staking;
-    const a = toAddress(address);
-    if (state.delegationsOf(a).length === 0 && state.unbondingsOf(a).length === 0) {
-      throw new NotFoundError(`no stake found for ${checksumAddress(address)}`);
-    }
-    const info = state.stakeInfo(a);
+    // An address that never staked has the spec's shape too, every amount zero (a wallet shows a fresh account's stake).
+    const info = state.stakeInfo(toAddress(address));
     return {
       stakedAmount: toQuantity(info.stakedAmount),
       unstakingAmount: toQuantity(info.unstakingAmount),
