@@ -93,10 +93,10 @@ const PRICED_GAS_VALUE = 0xffff_ffff_ffffn;
  * The operation as preVerificationGas prices it, so that the price depends on the operation's
  * shape and not on the values an estimate does not know yet: each gas member at least
  * PRICED_GAS_VALUE (six non-zero bytes; a larger value as it is), the signature as non-zero bytes
- * of its length but at least params.bundler.preVerification.sigSize (a stub of zeros, or a short
- * one, is priced as the full-size real signature that replaces it), and the paymaster's data as
- * non-zero bytes of its length (a stub priced as the signed data of its size), as Alto and Rundler
- * price them.
+ * of its length but at least params.bundler.preVerification.sigSize (the all-zero or short
+ * signature a wallet sends for estimation is priced as the full-size signature it later signs),
+ * and the paymaster's data as non-zero bytes of its length (estimation-time paymaster data priced
+ * as signed data of its size), as Alto and Rundler price them.
  */
 function pricedOperation(e: EntryPointOperation): EntryPointOperation {
   const gas = (v: bigint | undefined): bigint => (v !== undefined && v > PRICED_GAS_VALUE ? v : PRICED_GAS_VALUE);
@@ -128,9 +128,9 @@ function pricedOperation(e: EntryPointOperation): EntryPointOperation {
  * ERC-4337's preVerificationGas as the reference bundler computes it: the calldata cost of the
  * operation in handleOps, the transaction's fixed cost shared by the bundle, and a per-operation
  * overhead (params.bundler.preVerification), of the operation as pricedOperation shapes it. The one
- * rule for both ends: eth_estimateUserOperationGas answers it for the request (stub signature, gas
- * members absent) and eth_sendUserOperation requires it of the operation sent, so the values an
- * estimate answers are never refused for the real signature that replaces the stub.
+ * rule for both ends: eth_estimateUserOperationGas answers it for the request (an estimation
+ * signature, gas members absent) and eth_sendUserOperation requires it of the operation sent, so
+ * the values an estimate answers are never refused for the signature the wallet then signs.
  */
 export function preVerificationGas(operation: EntryPointOperation): bigint {
   const o = params.preVerification;
