@@ -13,6 +13,8 @@ import { PoolJournal, registerJournalMetrics, replayIntoPool } from './chain/poo
 import type { NodeServices } from './services.js';
 import { resolveCoinbase } from './chain/coinbase.js';
 import { SoloDriver } from './consensus/solo.js';
+import { DevChain } from './consensus/dev-chain.js';
+import { DevSnapshots } from './consensus/dev-snapshots.js';
 import { CometApplication } from './consensus/cometbft/application.js';
 import { CometbftDriver } from './consensus/cometbft/driver.js';
 import { SnapshotStore } from './consensus/cometbft/snapshots.js';
@@ -241,6 +243,28 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       ...(bridgeKey ? { privateKey: bridgeKey } : {}),
       relay: config.bridgeRelay !== false,
     });
+    const soloDriver = cometDriver
+      ? undefined
+      : new SoloDriver({
+          app,
+          events,
+          log,
+          metrics,
+          blockTimeMs: config.blockTimeMs,
+          coinbase,
+          production,
+          ...(options.now ? { now: options.now } : {}),
+        });
+    // The development methods: a solo node of a chain whose genesis makes it a devnet.
+    const dev =
+      soloDriver && config.network === 'devnet' && appGenesis(networkGenesis).devnet
+        ? new DevChain(
+            soloDriver,
+            chain,
+            (a) => app.modules.isModule(a),
+            new DevSnapshots({ driver: soloDriver, chain, app, mempool, journal: poolJournal, log: log.child({ module: 'dev' }) }),
+          )
+        : undefined;
     const services: NodeServices = {
       compute,
       config,
@@ -257,6 +281,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       production,
       transactionJournal: poolJournal,
       network,
+      ...(dev ? { dev } : {}),
     };
     // Listeners started so far are closed again if a later one cannot start (a port in use).
     const started: { close(): Promise<void> }[] = [];
@@ -279,18 +304,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       await compute.stop();
       throw err;
     }
-    const driver: ConsensusDriver =
-      cometDriver ??
-      new SoloDriver({
-        app,
-        events,
-        log,
-        metrics,
-        blockTimeMs: config.blockTimeMs,
-        coinbase,
-        production,
-        ...(options.now ? { now: options.now } : {}),
-      });
+    const driver: ConsensusDriver = cometDriver ?? soloDriver!;
     try {
       if (cometDriver && config.stateSync && chain.head().number === 0 && !config.abciAddr) {
         // An empty node joins by state sync (CometBFT skips it once it has state).
@@ -345,6 +359,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
             await driver.stop();
             await poolJournal.close(poolEntries);
           } finally {
+            dev?.snapshots.close();
             chain.close();
             log.info('node stopped');
           }

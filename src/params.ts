@@ -121,6 +121,11 @@ export const rpc = {
   rateLimitPerSecond: 100,
   /** eth_getProof: most storage keys in one request (geth has no limit; each key is a trie walk). */
   maxProofStorageKeys: 1000,
+  /** eth_getStorageValues: most slots over all addresses of one request (geth's maxGetStorageSlots). */
+  maxStorageValuesSlots: 1024,
+  /** eth_sendRawTransactionSync: the wait for the receipt when the call names none, and the longest it may name (geth's RPCTxSyncDefaultTimeout and RPCTxSyncMaxTimeout). */
+  txSyncDefaultTimeoutMs: 20_000,
+  txSyncMaxTimeoutMs: 60_000,
   /** State overrides of eth_call / eth_estimateGas / eth_createAccessList: most accounts, and most slots per account. */
   maxOverrideAccounts: 1000,
   maxOverrideSlots: 10_000,
@@ -136,6 +141,11 @@ export const rpc = {
   /** A log filter's addresses, and topics at one position, over HTTP and WebSocket alike (geth's maxAddresses and maxSubTopics). */
   maxLogFilterAddresses: 1000,
   maxLogFilterTopicsPerPosition: 1000,
+  /** trace_filter: most blocks one request covers (reth's default --rpc.max-trace-filter-blocks) and most traces it answers (`count`). */
+  maxTraceFilterBlocks: 100,
+  maxTraceFilterCount: 1000,
+  /** ots_getBlockTransactions and ots_searchTransactions*: most transactions one page may ask for. */
+  maxOtsPageSize: 1000,
   /**
    * Native worker lanes for heavy reads (block production has a thread of its own): eth_call and eth_estimateGas share
    * `exec`, eth_getLogs uses `logs`. A request that finds `maxWaiting` requests queued is answered -32005 at once.
@@ -186,6 +196,8 @@ export const rpcErrorCode = {
   methodNotSupported: -32004,
   limitExceeded: -32005,
   executionReverted: 3,
+  /** EIP-7966: eth_sendRawTransactionSync's wait ended before the transaction was in a block (geth's errCodeTxSyncTimeout). */
+  transactionSyncTimeout: 4,
   /** ERC-7769 (bundler): refused by the EntryPoint's validation (account, factory, nonce, prefund). */
   userOperationRejected: -32500,
   /** ERC-7769: refused by the paymaster's validatePaymasterUserOp. */

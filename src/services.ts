@@ -12,6 +12,7 @@ import type { Mempool } from './chain/pool.js';
 import type { JournalHealthSource } from './chain/pool-journal.js';
 import type { BlockProduction } from './consensus/production.js';
 import type { NetworkView } from './consensus/network.js';
+import type { DevChain } from './consensus/dev-chain.js';
 import type { Bundler } from './aa/bundler.js';
 import type { BridgeAgent } from './bridge/agent.js';
 
@@ -41,4 +42,6 @@ export interface NodeServices {
   bridge: BridgeAgent;
   /** Peers and sync state: none and in step for a solo node, CometBFT's for a network validator. */
   network: NetworkView;
+  /** The development methods' controls: a solo node of a devnet chain only (docs/rpc.md, "Development methods"). */
+  dev?: DevChain;
 }

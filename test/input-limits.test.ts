@@ -143,7 +143,7 @@ describe('the oversized quantities of the hostile client', () => {
 
 describe('every method of the JSON-RPC table, an oversized value in each parameter position', () => {
   /** Values tried, in order, for the positions before the one under test, until the method's parser takes one. */
-  const CANDIDATES: unknown[] = ['latest', ADDRESS, HASH, '0x1', {}, true, [], { blockStateCalls: [{}] }, 1];
+  const CANDIDATES: unknown[] = ['latest', ADDRESS, HASH, '0x1', {}, true, [], { blockStateCalls: [{}] }, 1, { [ADDRESS]: ['0x0'] }];
 
   it('answers each with a short error (not -32603) that does not repeat the input, and the walk stays fast', async (t) => {
     const table = rpcMethods(svcMethods);
@@ -185,6 +185,11 @@ describe('every method of the JSON-RPC table, an oversized value in each paramet
           // web3_sha3 hashes data of any length: 100 kB of 0xff is data, and its hash the answer.
           if (name === 'web3_sha3' && kind === 'hex') {
             assert.match(String(answer.result), /^0x[0-9a-f]{64}$/);
+            continue;
+          }
+          // The devnet's setCode puts code of up to 128 KiB (docs/rpc.md): 100 kB of 0xff is code, and it is set.
+          if (/^(hardhat|anvil)_setCode$/.test(name) && i === 1 && kind === 'hex') {
+            assert.equal(answer.error, undefined, `${what}: ${JSON.stringify(answer.error)}`);
             continue;
           }
           // Call objects, filters and tracing options ignore members they do not know, as geth's do:

@@ -384,6 +384,19 @@ describe('mempool selection: by effective tip across senders, nonce order within
     }
   });
 
+  it('nextBlock (the pending block) picks as selectForBlock does, within a gas limit, and leaves the pool as it was', async () => {
+    const a0 = pool.mempool.add(await signed(alice!.privateKey, { nonce: 0, maxPriorityFeePerGas: 1n * GWEI }));
+    pool.mempool.add(await signed(alice!.privateKey, { nonce: 1, maxPriorityFeePerGas: 9n * GWEI, gas: 100_000n }));
+    const b0 = pool.mempool.add(await signed(bob!.privateKey, { nonce: 0, maxPriorityFeePerGas: 5n * GWEI }));
+    const c0 = pool.mempool.add(await signed(carol!.privateKey, { nonce: 0, maxPriorityFeePerGas: 3n * GWEI }));
+    const baseFee = pool.chain.nextBaseFee();
+    const all = pool.mempool.selectForBlock(baseFee, 10).map((p) => hex(p.tx.hash));
+    // 21,000 each for b0, c0 and a0 fit 80,000; alice's next (100,000) does not, and nothing after it of hers.
+    assert.deepEqual(pool.mempool.nextBlock(baseFee, 80_000n, 10).map((p) => hex(p.tx.hash)), [b0, c0, a0].map(hex));
+    assert.deepEqual(pool.mempool.nextBlock(baseFee, 10_000_000n, 10).map((p) => hex(p.tx.hash)), all);
+    assert.equal(pool.mempool.stats().pending, 4);
+  });
+
   it('skips queued transactions and those whose fee cap is below the base fee', async () => {
     pool.mempool.add(await signed(alice!.privateKey, { nonce: 1 }));
     const b0 = pool.mempool.add(await signed(bob!.privateKey, { nonce: 0, maxFeePerGas: 50n * GWEI }));

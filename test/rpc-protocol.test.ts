@@ -352,9 +352,12 @@ describe('block tags and missing blocks', () => {
     assert.equal(await call('eth_getBlockByHash', [unknownHash, false]), null);
   });
 
-  it('latest, safe, finalized and pending name the head; EIP-1898 objects name blocks by number or hash', async () => {
+  it('latest, safe and finalized name the head, pending the block after it; EIP-1898 objects name blocks by number or hash', async () => {
     const head = await call('eth_getBlockByNumber', ['latest', false]);
-    for (const tag of ['safe', 'finalized', 'pending']) assert.equal((await call('eth_getBlockByNumber', [tag, false])).hash, head.hash);
+    for (const tag of ['safe', 'finalized']) assert.equal((await call('eth_getBlockByNumber', [tag, false])).hash, head.hash);
+    const pending = await call('eth_getBlockByNumber', ['pending', false]);
+    assert.equal(pending.parentHash, head.hash);
+    assert.equal(pending.hash, null);
     const genesis = await call('eth_getBlockByNumber', ['earliest', false]);
     assert.equal(genesis.number, '0x0');
     const byNumber = await call('eth_getBalance', [account.address, { blockNumber: '0x0' }]);

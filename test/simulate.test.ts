@@ -94,7 +94,8 @@ describe('eth_simulateV1', { timeout: 120_000 }, () => {
         () => assert.fail('answered'),
         (err: unknown) => err as JsonRpcError,
       );
-    assert.equal((await refused([{ blockStateCalls: [{ calls: [] }], traceTransfers: true }])).code, -32602);
+    assert.equal((await refused([{ blockStateCalls: [{ calls: [] }], returnFullTransactions: true }])).code, -32602);
+    assert.equal((await refused([{ blockStateCalls: [{ calls: [] }], traceTransfers: 1 }])).code, -32602);
     assert.equal((await refused([{ blockStateCalls: 'x' }])).code, -32602);
     assert.equal((await refused([{ blockStateCalls: [{ calls: [{ to: '0x12' }] }] }])).code, -32602);
     assert.equal((await refused([{ blockStateCalls: Array.from({ length: 257 }, () => ({ calls: [] })) }])).code, -38026);

@@ -3,7 +3,7 @@
 // liveness, epochs), and commits everything — EVM state, module records, supply — in the one
 // atomic write of the block.
 import type { Logger } from 'pino';
-import { core, type Chain, type DecodedTx, type ProducedBlock, type RecordWrite, type RejectedTx, type SystemTxOutcome } from '../native/index.js';
+import { core, type AccountEdit, type BalanceMove, type Chain, type DecodedTx, type ProducedBlock, type RecordWrite, type RejectedTx, type SystemTxOutcome } from '../native/index.js';
 import { StakingLedger } from '../modules/staking/ledger.js';
 import { StakingModule } from '../modules/staking/module.js';
 import { epochOfHeight, epochStartHeight } from '../modules/staking/epoch.js';
@@ -32,6 +32,7 @@ import { ENTRY_POINTS, SIMPLE_ACCOUNT_FACTORY_V06, SIMPLE_ACCOUNT_FACTORY_V07 } 
 import type { GenesisStakingParams, GenesisValidator, NetworkGenesis } from './genesis.js';
 import type { Mempool } from './mempool.js';
 import type { PooledTx } from './pool.js';
+import { impersonatedRaw, isDevnetGenesis, splitMessages, type DevMessage, type SplitMessages } from './devnet-messages.js';
 
 /** The kernel's own records live in the staking account's storage. */
 const KERNEL_OWNER = addressBuffer(system.stakingAddress);
@@ -51,6 +52,8 @@ export interface BlockTemplate {
   maxTxs: number;
   /** Validators whose signatures the block carries (solo: the proposer alone). */
   signers: Buffer[];
+  /** Dev messages the block carries after the modules' (devnet development methods, src/chain/devnet-messages.ts). */
+  devMessages?: Buffer[];
 }
 
 /** A block proposal: the header fields its proposer chose and its transactions, in order. */
@@ -124,6 +127,8 @@ export interface AppGenesis {
   bridge?: BridgeGenesis;
   /** Staking rules the genesis sets over the node's (the liveness window and threshold). */
   staking?: GenesisStakingParams;
+  /** Whether the chain takes dev messages: its genesis block is the devnet's (isDevnetGenesis). */
+  devnet?: boolean;
 }
 
 /** The app's genesis facts from a network genesis. */
@@ -136,6 +141,7 @@ export function appGenesis(genesis: NetworkGenesis): AppGenesis {
     gasLimit: Number(genesis.spec.gasLimit),
     ...(genesis.bridge ? { bridge: bridgeGenesis(genesis) } : {}),
     ...(genesis.staking ? { staking: genesis.staking } : {}),
+    devnet: isDevnetGenesis(genesis.spec.extraData),
   };
 }
 
@@ -365,7 +371,7 @@ export class ChainApp {
       extraData: announceComputeMode(t.extraData, this.computeMode),
       signers: t.signers,
       txs: ordered.map((p) => p.raw),
-      messages: this.ownMessages(this.modules.proposeMessages()),
+      messages: [...this.ownMessages(this.modules.proposeMessages()), ...(t.devMessages ?? [])],
     };
   }
 
@@ -384,10 +390,12 @@ export class ChainApp {
     if (header !== null) return { accept: false, reason: header };
     if (p.coinbase.length !== 20) return { accept: false, reason: 'the coinbase is not 20 bytes' };
     if (p.txs.length > chainParams.maxTxsPerBlock) return { accept: false, reason: `${p.txs.length} transactions, limit ${chainParams.maxTxsPerBlock}` };
-    const messages = this.modules.checkMessages(p.messages);
+    const split = this.splitMessages(p.messages);
+    if (typeof split === 'string') return { accept: false, reason: `messages: ${split}` };
+    const messages = this.modules.checkMessages(split.modules);
     if (messages !== null) return { accept: false, reason: `messages: ${messages}` };
     // Messages this node proposed were verified when they were queued; another proposer's are verified here.
-    const foreign = p.messages.filter((m) => !this.proposedMessages.has(m));
+    const foreign = split.modules.filter((m) => !this.proposedMessages.has(m));
     if (foreign.length > 0) {
       const unsigned = await this.modules.verifyMessages(foreign, this.genesis.chainId);
       if (unsigned !== null) return { accept: false, reason: `messages: ${unsigned}` };
@@ -450,14 +458,22 @@ export class ChainApp {
     const stopped = new Set<string>();
     let gasUsed = 0n;
     try {
-      modules.deliverMessages(p.messages);
+      const split = this.splitMessages(p.messages);
+      if (typeof split === 'string') throw new Error(`finalizeBlock of a proposal whose messages are refused: ${split}`);
+      modules.deliverMessages(split.modules);
       const begin = modules.beginBlock(block);
       // Balances as the moves before the first transaction leave them (storage deposits).
       const preMoved = new Map<string, bigint>();
-      for (const m of begin.preMoves ?? []) {
-        if (m.from) preMoved.set(m.from.toString('hex'), (preMoved.get(m.from.toString('hex')) ?? 0n) - m.amount);
-        if (m.to) preMoved.set(m.to.toString('hex'), (preMoved.get(m.to.toString('hex')) ?? 0n) + m.amount);
-      }
+      const addMoves = (moves: readonly BalanceMove[]): void => {
+        for (const m of moves) {
+          if (m.from) preMoved.set(m.from.toString('hex'), (preMoved.get(m.from.toString('hex')) ?? 0n) - m.amount);
+          if (m.to) preMoved.set(m.to.toString('hex'), (preMoved.get(m.to.toString('hex')) ?? 0n) + m.amount);
+        }
+      };
+      addMoves(begin.preMoves ?? []);
+      // The block's development edits (devnet), after the deposits and before every transaction.
+      const dev = this.devEdits(split.dev, parent.number, preMoved);
+      addMoves(dev.moves);
       for (const tx of systemTxs) {
         const key = tx.tx.from.toString('hex');
         if (stopped.has(key)) continue;
@@ -503,7 +519,7 @@ export class ChainApp {
         outcomes.push({ index: included.length, success: outcome.success, gasUsed: outcome.gasUsed, logs: outcome.logs, moves: outcome.moves });
         included.push(tx);
       }
-      for (const tx of evmTxs) {
+      for (const tx of [...dev.txs, ...evmTxs]) {
         const key = tx.tx.from.toString('hex');
         if (stopped.has(key)) continue;
         const dormant = this.dormantRefusal(tx.tx.from, tx.tx.to);
@@ -518,8 +534,8 @@ export class ChainApp {
       const dormancy = this.rent.dormancy();
 
       const end = modules.endBlock(block);
-      const minted = begin.minted + end.minted;
-      const burned = begin.burned + end.burned;
+      const minted = begin.minted + end.minted + dev.minted;
+      const burned = begin.burned + end.burned + dev.burned;
       const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + minted - burned;
       const appWrites = [
         ...modules.takeWrites(),
@@ -536,10 +552,11 @@ export class ChainApp {
         senders: included.map((tx) => tx.tx.from),
         appWrites,
         system: outcomes,
-        preMoves: begin.preMoves ?? [],
+        preMoves: [...(begin.preMoves ?? []), ...dev.moves],
         blockMoves: [...begin.moves, ...end.moves],
         messages: p.messages,
         ...(dormancy ? { dormancy } : {}),
+        ...(dev.edits.length > 0 ? { accountEdits: dev.edits } : {}),
       });
       this.finalized = { hash: produced.head.hash, refused, supplyAfter, minted, burned, queuedMs: produced.timings.queuedMs };
       return produced;
@@ -570,6 +587,70 @@ export class ChainApp {
       this.abandon(err);
       throw err;
     }
+  }
+
+  /** A block's messages split into dev messages (refused unless the chain is a devnet) and the modules'. */
+  private splitMessages(messages: readonly Buffer[]): SplitMessages | string {
+    return splitMessages(messages, this.genesis.devnet === true, (address) => this.modules.isModule(address));
+  }
+
+  /**
+   * What a block's dev messages do, in order: balances set by minting or burning the difference
+   * (so the supply follows), nonce, code and storage edits for the native builder, and impersonated
+   * transactions run as their sender's (the native builder runs a transaction as the sender it is
+   * given; these carry a marker signature, src/chain/devnet-messages.ts).
+   */
+  private devEdits(messages: readonly DevMessage[], parentHeight: number, preMoved: ReadonlyMap<string, bigint>) {
+    const moves: BalanceMove[] = [];
+    const edits: AccountEdit[] = [];
+    const txs: PooledTx[] = [];
+    let minted = 0n;
+    let burned = 0n;
+    const balances = new Map<string, bigint>();
+    for (const m of messages) {
+      if (m.kind === 'transaction') {
+        const t = m.body;
+        const raw = impersonatedRaw(t, this.genesis.chainId);
+        const from = addressBuffer(t.from);
+        const data = Buffer.from(t.data.slice(2), 'hex');
+        const tx: DecodedTx = {
+          hash: core.keccak256(raw),
+          from,
+          to: t.to === null ? null : addressBuffer(t.to),
+          type: 2,
+          chainId: this.genesis.chainId,
+          nonce: t.nonce,
+          gasLimit: t.gas,
+          maxFeePerGas: t.maxFeePerGas,
+          maxPriorityFeePerGas: t.maxPriorityFeePerGas,
+          value: t.value,
+          data,
+          intrinsicGas: 0n,
+          size: raw.length,
+          senderNonce: 0n,
+          senderBalance: 0n,
+        };
+        txs.push({ raw, tx, receivedAt: 0 });
+        continue;
+      }
+      const address = addressBuffer(m.body.address);
+      if (m.kind === 'setBalance') {
+        const key = address.toString('hex');
+        const current = balances.get(key) ?? this.chain.getAccount(address, parentHeight).balance + (preMoved.get(key) ?? 0n);
+        const target = m.body.balance;
+        if (target > current) {
+          moves.push({ to: address, amount: target - current });
+          minted += target - current;
+        } else if (target < current) {
+          moves.push({ from: address, amount: current - target });
+          burned += current - target;
+        }
+        balances.set(key, target);
+      } else if (m.kind === 'setNonce') edits.push({ address, nonce: m.body.nonce });
+      else if (m.kind === 'setCode') edits.push({ address, code: Buffer.from(m.body.code.slice(2), 'hex') });
+      else edits.push({ address, storage: [{ slot: Buffer.from(m.body.slot.slice(2), 'hex'), value: Buffer.from(m.body.value.slice(2), 'hex') }] });
+    }
+    return { moves, edits, txs, minted, burned };
   }
 
   /** Remembers the messages of this node's own proposal (by their buffers), which processProposal need not verify again. */

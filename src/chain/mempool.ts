@@ -184,6 +184,23 @@ export class Mempool implements MempoolApi {
     this.lastSweep = this.now();
   }
 
+  /**
+   * Forgets every transaction (the devnet's evm_revert moved the chain back: nonces and balances
+   * are the snapshot's again). Answers waiting for a block get `reason`; returns how many were dropped.
+   */
+  reset(reason: Error): number {
+    const dropped = this.byHash.size;
+    this.byHash.clear();
+    this.senders.clear();
+    this.executable.clear();
+    this.pendingCount = 0;
+    this.inFlight.clear();
+    const waiting = this.deferred;
+    this.deferred = [];
+    for (const d of waiting) d.reject(reason);
+    return dropped;
+  }
+
   /** Transactions held, pending and queued. */
   get size(): number {
     return this.byHash.size;
@@ -469,15 +486,35 @@ export class Mempool implements MempoolApi {
    * transaction whose journal write is still running is offered (its answer waits for the journal).
    */
   selectForBlock(baseFee: bigint, maxTxs: number): PooledTx[] {
+    const selected = this.pick(baseFee, maxTxs, undefined);
+    this.inFlight = new Set(selected);
+    return selected;
+  }
+
+  /**
+   * What the next block would take (the `pending` block): selectForBlock's order, within `gasLimit`
+   * counted by the transactions' gas limits (a sender whose next transaction does not fit stops
+   * there, as geth's miner skips it); the pool is left as it is.
+   */
+  nextBlock(baseFee: bigint, gasLimit: bigint, maxTxs: number): PooledTx[] {
+    return this.pick(baseFee, maxTxs, gasLimit);
+  }
+
+  private pick(baseFee: bigint, maxTxs: number, gasLimit: bigint | undefined): PoolEntry[] {
     const heap = new TipHeap<Candidate>(candidateBefore);
     for (const account of this.executable) {
       const first = account.txs.get(account.stateNonce);
       if (first && !first.failed && first.tx.maxFeePerGas >= baseFee) heap.push({ entry: first, tip: effectiveTip(first.tx, baseFee) });
     }
-    const selected: PooledTx[] = [];
+    const selected: PoolEntry[] = [];
+    let gasLeft = gasLimit;
     while (selected.length < maxTxs) {
       const best = heap.pop();
       if (!best) break;
+      if (gasLeft !== undefined) {
+        if (best.entry.tx.gasLimit > gasLeft) continue;
+        gasLeft -= best.entry.tx.gasLimit;
+      }
       selected.push(best.entry);
       const account = best.entry.account;
       const nonce = best.entry.tx.nonce + 1n;
@@ -485,7 +522,6 @@ export class Mempool implements MempoolApi {
       const next = account.txs.get(nonce);
       if (next && !next.failed && next.tx.maxFeePerGas >= baseFee) heap.push({ entry: next, tip: effectiveTip(next.tx, baseFee) });
     }
-    this.inFlight = new Set(selected as PoolEntry[]);
     return selected;
   }
 

@@ -215,6 +215,12 @@ export class PoolJournal implements JournalHealthSource {
     return this.serially(() => this.rewrite(entries)).catch(() => undefined);
   }
 
+  /** Rewrites the file with `entries()` now (after the devnet's evm_revert emptied the pool); a failure is logged and keeps the old file. */
+  rewriteNow(entries: () => Buffer[]): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return this.serially(() => this.rewrite(entries)).catch(() => undefined);
+  }
+
   /** Write what is waiting, rewrite the file with `entries()` when given (a tidy file for the next start) and close it. */
   async close(entries?: () => Buffer[]): Promise<void> {
     if (this.closed) return;

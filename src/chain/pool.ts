@@ -42,4 +42,6 @@ export interface Mempool {
   senderAddresses(): Buffer[];
   /** A sender's pending (executable in nonce order) and queued transactions, each in nonce order. */
   senderTransactions(address: Buffer): { pending: PooledTx[]; queued: PooledTx[] };
+  /** The transactions the next block would take at `baseFee`, within `gasLimit` (the `pending` block); changes nothing. */
+  nextBlock(baseFee: bigint, gasLimit: bigint, maxTxs: number): PooledTx[];
 }

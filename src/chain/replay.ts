@@ -22,6 +22,7 @@ import { appGenesis, ChainApp, type Proposal } from './app.js';
 import { createNodeEvents } from './events.js';
 import type { NetworkGenesis } from './genesis.js';
 import { Mempool } from './mempool.js';
+import { carriedTransactions } from './devnet-messages.js';
 
 export interface ReplayOptions {
   /** Data dir of the chain to replay; the node using it must be stopped. */
@@ -68,6 +69,19 @@ export class ReplayTargetError extends SvcError {
 
 const hex = (b: Buffer): string => `0x${b.toString('hex')}`;
 
+/** A body's transactions without those its dev messages carry (each taken out once). */
+function withoutCarried(txs: readonly Buffer[], carried: readonly Buffer[]): Buffer[] {
+  if (carried.length === 0) return [...txs];
+  const left = new Map<string, number>();
+  for (const c of carried) left.set(c.toString('latin1'), (left.get(c.toString('latin1')) ?? 0) + 1);
+  return txs.filter((t) => {
+    const n = left.get(t.toString('latin1')) ?? 0;
+    if (n === 0) return true;
+    left.set(t.toString('latin1'), n - 1);
+    return false;
+  });
+}
+
 /** Replays `from` into `to`; throws ReplayMismatchError at the first block that differs. */
 export async function replayChain(o: ReplayOptions): Promise<ReplayResult> {
   if (existsSync(o.to) && readdirSync(o.to).length > 0) throw new ReplayTargetError(`the replay's target ${o.to} is not empty: give a new data dir`);
@@ -98,7 +112,8 @@ export async function replayChain(o: ReplayOptions): Promise<ReplayResult> {
         // A CometBFT block carries its decided last commit among its messages, which liveness
         // counts; a solo block carries none, and its only signer is its proposer.
         signers: [inputs.coinbase],
-        txs: inputs.txs,
+        // A devnet block's impersonated transactions are in its body and come again from its dev messages.
+        txs: withoutCarried(inputs.txs, carriedTransactions(inputs.messages, o.chainId)),
         messages: inputs.messages,
       };
       const verdict = await app.processProposal(proposal);

@@ -56,6 +56,10 @@ export class SoloDriver implements ConsensusDriver {
   private queue: Promise<unknown> = Promise.resolve();
   private started = false;
   private stopped = false;
+  /** Development time (devnet evm_increaseTime): milliseconds added to the proposer's clock. */
+  private timeOffsetMs = 0;
+  /** Development time (evm_setNextBlockTimestamp): the time the next block gets, once. */
+  private nextTimeMs: number | undefined;
 
   constructor(options: SoloDriverOptions) {
     this.opts = {
@@ -78,10 +82,45 @@ export class SoloDriver implements ConsensusDriver {
     this.schedule(this.opts.blockTimeMs);
   }
 
-  /** Produce one block now, after any production in flight. */
-  produceNext(): Promise<ProducedBlock> {
+  /** Produce one block now, after any production in flight; `devMessages` go in it (devnet development methods). */
+  produceNext(devMessages?: Buffer[]): Promise<ProducedBlock> {
     if (this.stopped) return Promise.reject(new DriverStoppedError());
-    const run = this.queue.then(() => this.produce());
+    const run = this.queue.then(() => this.produce(devMessages));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Moves the clock the next blocks are timed by `ms` forward (evm_increaseTime); returns the total offset in ms. */
+  increaseTime(ms: number): number {
+    this.timeOffsetMs += ms;
+    return this.timeOffsetMs;
+  }
+
+  /** The next block gets time `ms` (evm_setNextBlockTimestamp), and later blocks follow on from it. */
+  setNextBlockTime(ms: number): void {
+    this.nextTimeMs = ms;
+  }
+
+  /** What the next block's time will be asked as (before the parent + 1 ms rule). */
+  nextBlockTime(): number {
+    return this.nextTimeMs ?? Math.floor(this.opts.now()) + this.timeOffsetMs;
+  }
+
+  /** The development clock (offset and the next block's time), for evm_snapshot to keep. */
+  devClock(): { offsetMs: number; nextMs: number | undefined } {
+    return { offsetMs: this.timeOffsetMs, nextMs: this.nextTimeMs };
+  }
+
+  /** Puts back a development clock kept by devClock (evm_revert). */
+  setDevClock(clock: { offsetMs: number; nextMs: number | undefined }): void {
+    this.timeOffsetMs = clock.offsetMs;
+    this.nextTimeMs = clock.nextMs;
+  }
+
+  /** Runs `work` between blocks: after the production in flight, before the next one starts. */
+  between<T>(work: () => Promise<T>): Promise<T> {
+    if (this.stopped) return Promise.reject(new DriverStoppedError());
+    const run = this.queue.then(work);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -121,22 +160,29 @@ export class SoloDriver implements ConsensusDriver {
     else this.log.debug({ reason, attempts: this.production.status().attempts, retryInMs }, 'block production still stalled');
   }
 
-  private async produce(): Promise<ProducedBlock> {
+  private async produce(devMessages?: Buffer[]): Promise<ProducedBlock> {
     if (this.stopped) throw new DriverStoppedError();
     const { app, events, metrics } = this.opts;
     const started = performance.now();
+    const timestampMs = this.nextBlockTime();
     let built;
     try {
       built = await app.produceBlock({
-        timestampMs: Math.floor(this.opts.now()),
+        timestampMs,
         coinbase: this.opts.coinbase,
         extraData: this.opts.extraData,
         maxTxs: this.opts.maxTxsPerBlock,
         signers: [this.opts.coinbase],
+        ...(devMessages && devMessages.length > 0 ? { devMessages } : {}),
       });
     } catch (err) {
       this.failed(err);
       throw err;
+    }
+    if (this.nextTimeMs !== undefined) {
+      // As Hardhat does: the clock now runs on from the time set.
+      this.timeOffsetMs = this.nextTimeMs - Math.floor(this.opts.now());
+      this.nextTimeMs = undefined;
     }
     const { produced } = built;
     const seconds = (performance.now() - started) / 1000;

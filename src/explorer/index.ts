@@ -64,6 +64,8 @@ export async function startExplorer(node: NodeServices, options: { host: string;
   const services: ExplorerServices = { node, indexer, indexes: indexer.indexes, access: auth.access };
   const onBlock = () => void indexer.catchUp();
   node.events.on('block', onBlock);
+  // evm_revert rewinds the database between two of the indexer's steps, never during one.
+  node.dev?.snapshots.waitForIdle(() => indexer.idle());
   void indexer.catchUp();
   const etherscan = etherscanRoutes(services);
   const page = WebPage.load();

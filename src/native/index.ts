@@ -13,6 +13,7 @@ import type * as Generated from './generated/core.js';
 
 export type {
   AccessListResult,
+  AccountEdit,
   AccountOverrideJs,
   AccountState,
   BlockOverrideJs,
@@ -36,6 +37,7 @@ export type {
   GenesisAccount,
   GenesisSpec,
   HeadInfo,
+  PinnedState,
   HttpReply,
   HttpRequestInfo,
   HttpServerOptions,

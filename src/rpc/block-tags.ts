@@ -1,5 +1,7 @@
 // What a block tag, number or hash means on this chain. The solo driver seals each block final, so
-// safe and finalized are the head; pending reads the head's state (the pool only changes nonces).
+// safe and finalized are the head. `pending` reads the head's state (the pending block is not
+// executed); the block getters answer it with the block after the head built from the pool
+// (pending-block.ts), and eth_getTransactionCount counts the pool.
 import type { BlockSelector, Chain } from '../native/index.js';
 import { HeaderNotFoundError } from './errors.js';
 import type { BlockId, BlockNumberOrTag } from './validate.js';
@@ -23,4 +25,9 @@ export function blockSelectorOf(chain: Chain, id: BlockId): BlockSelector | null
   if ('hash' in id) return { hash: id.hash };
   const n = blockNumberOf(chain, id);
   return n === null ? null : { number: n };
+}
+
+/** Whether `id` is the `pending` tag (which the block getters answer from the pool). */
+export function isPending(id: BlockId): boolean {
+  return 'tag' in id && id.tag === 'pending';
 }

@@ -17,6 +17,9 @@ import { txpoolMethods } from './txpool.js';
 import { web3Methods } from './web3.js';
 import { debugMethods } from './debug/trace.js';
 import { simulateMethods } from './eth/simulate.js';
+import { devMethods } from './dev.js';
+import { otsMethods } from './ots/otterscan.js';
+import { traceMethods } from './trace/parity.js';
 
 /**
  * Runs `m` once no block is being committed, so it reads the modules' committed state
@@ -33,7 +36,7 @@ function afterCommit(m: RpcMethod): RpcMethod {
   };
 }
 
-/** The table of eth_*, net_*, txpool_*, web3_*, debug_getRaw* and rpc_modules; other namespaces (svc_*) are added by their owners. */
+/** The table of eth_*, net_*, txpool_*, web3_*, debug_*, trace_*, ots_* and rpc_modules; other namespaces (svc_*) are added by their owners. */
 export function rpcMethods(...extra: MethodTable[]): MethodTable {
   const table: MethodTable = {
     ...chainMethods,
@@ -53,6 +56,9 @@ export function rpcMethods(...extra: MethodTable[]): MethodTable {
     ...web3Methods,
     ...debugMethods,
     ...rawDebugMethods,
+    ...traceMethods,
+    ...otsMethods,
+    ...devMethods,
   };
   for (const more of extra) {
     for (const [name, m] of Object.entries(more)) {

@@ -58,7 +58,9 @@ export async function startLocalNetwork(opts: {
     nodes,
     async dispose() {
       await Promise.all(nodes.map((n) => n.dispose()));
-      rmSync(dir, { recursive: true, force: true });
+      // SVC_KEEP_TESTNET=1 keeps the homes (each node's cometbft.log) for a look after a failure.
+      if (process.env.SVC_KEEP_TESTNET === '1') console.log(`# testnet kept in ${dir}`);
+      else rmSync(dir, { recursive: true, force: true });
     },
   };
 }

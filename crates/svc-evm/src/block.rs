@@ -85,6 +85,20 @@ pub struct BlockRequest {
     /// System messages the block carries besides its transactions, stored with its body so the
     /// block can be replayed; the modules that decided them record their outcome in state.
     pub messages: Vec<Bytes>,
+    /// Development edits of accounts (a devnet's dev messages, docs/rpc.md "Development
+    /// methods"), applied in order before the moves and transactions of the block.
+    pub account_edits: Vec<AccountEdit>,
+}
+
+/// A development edit of one account: each field given replaces the account's (storage slot by
+/// slot). The app decides that the chain allows them; balances change through moves.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccountEdit {
+    pub address: Address,
+    pub nonce: Option<u64>,
+    pub code: Option<Bytes>,
+    /// (slot, value) pairs.
+    pub storage: Vec<(U256, U256)>,
 }
 
 /// One record of a system module written by a block (`value` None deletes it).
@@ -278,10 +292,12 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
     let mut rejected = Vec::new();
     let mut deferred = Vec::new();
     let mut gas_used = 0u64;
+    apply_account_edits(&mut state, &req.account_edits)?;
     apply_moves(&mut state, &req.pre_moves, None)?;
     // The accounts the moves before the transactions and the system transactions change: their
     // state before the first EVM transaction is kept for re-executing the block in a trace.
     let mut pre_evm: std::collections::BTreeSet<Address> = req.pre_moves.iter().flat_map(|m| [m.from, m.to]).flatten().collect();
+    pre_evm.extend(req.account_edits.iter().map(|e| e.address));
     let mut before_evm: Option<Vec<(Address, u64, U256)>> = None;
     let mut system_txs = 0u32;
     let check = req.dormancy.as_ref().map(|d| DormancyCheck::new(&view, d));
@@ -523,6 +539,32 @@ fn apply_system_tx<DB: Database + DatabaseCommit>(
         Vec::new()
     };
     Ok((outcome.success, logs))
+}
+
+/// Applies development edits (nonce, code, storage) to the block's state as one commit.
+fn apply_account_edits<DB: Database + DatabaseCommit>(db: &mut DB, edits: &[AccountEdit]) -> Result<(), ChainError> {
+    let db_err = |e: DB::Error| ChainError::Evm(e.to_string());
+    for edit in edits {
+        let info = db.basic(edit.address).map_err(db_err)?.unwrap_or_default();
+        let mut account = revm::state::Account::from(info);
+        account.mark_touch();
+        if let Some(nonce) = edit.nonce {
+            account.info.nonce = nonce;
+        }
+        if let Some(code) = &edit.code {
+            let bytecode = revm::bytecode::Bytecode::new_raw(code.clone());
+            account.info.code_hash = if code.is_empty() { KECCAK_EMPTY } else { bytecode.hash_slow() };
+            account.info.code = Some(bytecode);
+        }
+        for (slot, value) in &edit.storage {
+            let original = db.storage(edit.address, *slot).map_err(db_err)?;
+            account.storage.insert(*slot, revm::state::EvmStorageSlot::new_changed(original, *value, revm::state::TransactionId::ZERO));
+        }
+        let mut touched = revm::state::EvmState::default();
+        touched.insert(edit.address, account);
+        db.commit(touched);
+    }
+    Ok(())
 }
 
 /// Applies balance moves (and a nonce bump) to the block's state as one commit.

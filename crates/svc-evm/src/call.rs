@@ -631,7 +631,9 @@ pub const MAX_SIMULATE_CALLS: usize = 1_000;
 /// Without `validation`, nonces are not checked and unpriced calls pay no base fee, as in eth_call.
 /// A call gets the gas it names or what is left of its block's gas limit (more than that is
 /// refused: -38015), within what is left of the RPC gas cap, which the whole simulation shares;
-/// the deadline stops it all.
+/// the deadline stops it all. With `trace_transfers`, each call's logs also carry its ether moves
+/// as ERC-20 Transfer logs (crate::transfer_logs); the block's receipts keep the real logs only.
+#[allow(clippy::too_many_arguments)]
 pub fn simulate(
     state: StateAt<'_>,
     parent: &Header,
@@ -640,6 +642,7 @@ pub fn simulate(
     deadline: &Deadline,
     blocks: &[SimulateBlock],
     validation: bool,
+    trace_transfers: bool,
 ) -> Result<Result<Vec<SimulatedBlock>, SimulateError>, ChainError> {
     use alloy_consensus::{SignableTransaction, TxEip1559};
     use revm::InspectCommitEvm;
@@ -707,8 +710,9 @@ pub fn simulate(
             if validation {
                 cfg.disable_nonce_check = false;
             }
+            let mut logger = crate::transfer_logs::TransferLogger::new(trace_transfers);
             let result = {
-                let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env).with_cfg(cfg).build_mainnet_with_inspector(DeadlineGuard(deadline));
+                let mut evm = Context::mainnet().with_db(&mut db).with_block(block_env).with_cfg(cfg).build_mainnet_with_inspector((&mut logger, DeadlineGuard(deadline)));
                 evm.inspect_tx_commit(tx)
             };
             if deadline.stopped() {
@@ -726,10 +730,11 @@ pub fn simulate(
                 Run::Executed(r) => r.logs().to_vec(),
                 Run::Invalid(_) => Vec::new(),
             };
+            let call_logs = if trace_transfers && matches!(run, Run::Executed(_)) { logger.into_logs() } else { logs.clone() };
             let outcome = outcome(run);
             gas_used += outcome.gas_used;
             budget = budget.saturating_sub(outcome.gas_used);
-            receipts.push(svc_primitives::TxReceipt::new(2, outcome.status == CallStatus::Success, gas_used, logs.clone()));
+            receipts.push(svc_primitives::TxReceipt::new(2, outcome.status == CallStatus::Success, gas_used, logs));
             let unsigned = TxEip1559 {
                 chain_id,
                 nonce,
@@ -744,7 +749,7 @@ pub fn simulate(
             let signed = unsigned.into_signed(alloy_primitives::Signature::new(U256::ZERO, U256::ZERO, false));
             let tx_hash = *signed.hash();
             envelopes.push(svc_primitives::TxEnvelope::Eip1559(signed));
-            calls.push(SimulatedCall { outcome, logs, tx_hash });
+            calls.push(SimulatedCall { outcome, logs: call_logs, tx_hash });
         }
         header.gas_used = gas_used;
         header.transactions_root = svc_primitives::transactions_root(&envelopes);

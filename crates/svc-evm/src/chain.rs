@@ -193,6 +193,15 @@ impl Chain {
         commit_block(&self.store, finalized)
     }
 
+    /// The devnet's `evm_revert`: rewinds the database (state, blocks, indexes, module records) to
+    /// `to`, a view pinned by `evm_snapshot`, between blocks; returns the head it moved back to.
+    pub fn rewind_to(&self, to: &ReadView) -> Result<StoredBlock, ChainError> {
+        let _guard = self.producing.lock();
+        self.finalized.lock().take();
+        let view = self.store.rewind_to(to)?;
+        Ok(view.head_block()?.clone())
+    }
+
     /// Drops the finalized block, if any (a proposal that will not be committed).
     pub fn discard_finalized(&self) {
         self.finalized.lock().take();
@@ -308,11 +317,12 @@ impl Chain {
         blocks: &[call::SimulateBlock],
         number: u64,
         validation: bool,
+        trace_transfers: bool,
     ) -> Result<Result<Vec<call::SimulatedBlock>, call::SimulateError>, ChainError> {
         let view = self.view();
         let state = self.state_at(&view, number)?;
         let header = Self::header_of(&view, number)?;
-        call::simulate(state, &header, self.chain_id, self.config.rpc_gas_cap, &self.deadline(), blocks, validation)
+        call::simulate(state, &header, self.chain_id, self.config.rpc_gas_cap, &self.deadline(), blocks, validation, trace_transfers)
     }
 
     /// geth's debug traces of block `number`'s transactions (all, or the one at index `only`).
@@ -325,9 +335,24 @@ impl Chain {
         crate::debug_trace::trace_block(&self.store, self.chain_id, number, only, opts, self.config.max_response_bytes)
     }
 
+    /// Parity's traces of block `number`'s transactions (all, or the one at `only`).
+    pub fn parity_trace_block(&self, number: u64, only: Option<usize>) -> Result<Vec<alloy_rpc_types_trace::parity::LocalizedTransactionTrace>, crate::debug_trace::TraceError> {
+        crate::debug_trace::parity_trace_block(&self.store, self.chain_id, number, only, self.config.max_response_bytes)
+    }
+
+    /// Parity's `trace_filter` over stored blocks.
+    pub fn parity_trace_filter(&self, filter: &crate::debug_trace::TraceFilter) -> Result<Vec<alloy_rpc_types_trace::parity::LocalizedTransactionTrace>, crate::debug_trace::TraceError> {
+        crate::debug_trace::parity_trace_filter(&self.store, self.chain_id, filter, self.config.max_response_bytes)
+    }
+
     /// The value transfers and creations inside block `number`'s transactions, from its call traces.
     pub fn internal_transactions(&self, number: u64) -> Result<Vec<crate::debug_trace::InternalTx>, crate::debug_trace::TraceError> {
         crate::debug_trace::internal_transactions(&self.store, self.chain_id, number, self.config.max_response_bytes)
+    }
+
+    /// The value transfers and creations inside the transaction at `index` of block `number`.
+    pub fn internal_operations(&self, number: u64, index: usize) -> Result<Vec<crate::debug_trace::InternalTx>, crate::debug_trace::TraceError> {
+        crate::debug_trace::internal_transactions_of(&self.store, self.chain_id, number, Some(index), self.config.max_response_bytes)
     }
 
     /// geth's debug trace of a call on the state after block `number` (debug_traceCall).

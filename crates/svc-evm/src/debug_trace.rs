@@ -3,9 +3,11 @@
 //! (the moves before its transactions and its system-module transactions, kept per block by the
 //! store) and the dormant accounts its calls were refused at; the transactions asked for run under
 //! the tracer geth names (the struct logger by default, callTracer, prestateTracer with diffMode,
-//! 4byteTracer, noopTracer), built by revm-inspectors into geth's JSON shapes.
+//! 4byteTracer, noopTracer), built by revm-inspectors into geth's JSON shapes; and reth's Parity
+//! traces (trace_transaction, trace_block, trace_filter) of the same re-execution.
 
 use alloy_primitives::{Address, Bytes, B256, U256};
+use alloy_rpc_types_trace::parity::{Action, CallAction, CallOutput, CallType, LocalizedTransactionTrace, TraceOutput, TransactionTrace};
 use alloy_rpc_types_trace::geth::{
     CallFrame, DefaultFrame, FourByteFrame, GethDebugBuiltInTracerType, GethDebugTracerType, GethDebugTracingOptions, GethTrace, NoopFrame,
     PreStateFrame, PreStateMode,
@@ -422,11 +424,49 @@ fn system_trace(tx: &SignedTransaction, sender: Address, gas_used: u64, success:
 pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize>, opts: &GethDebugTracingOptions, max_bytes: usize) -> Result<Vec<(B256, GethTrace)>, TraceError> {
     Tracer::new(opts)?;
     let budget = TraceBudget::new(opts, max_bytes)?;
+    let traced = replay_block(
+        store,
+        chain_id,
+        number,
+        only,
+        &budget,
+        |tx, sender, gas_used, success| system_trace(tx, sender, gas_used, success, opts),
+        |db, block, cfg, env, refused| traced(db, block, cfg, env, refused, Tracer::new(opts)?, &budget),
+    )?;
+    Ok(traced.txs.into_iter().map(|t| (t.hash, t.trace)).collect())
+}
+
+/// One transaction of a replayed block with what its tracer made of it.
+struct ReplayedTx<T> {
+    hash: B256,
+    index: usize,
+    trace: T,
+}
+
+/// A replayed block: its hash and the transactions traced.
+struct Replayed<T> {
+    hash: B256,
+    txs: Vec<ReplayedTx<T>>,
+}
+
+/// Re-executes block `number` on its parent's state (with what came before its EVM transactions)
+/// up to the transaction at `only` (or all), within `budget`'s time: the transactions wanted run
+/// under `evm` (system-module transactions, which no EVM ran, under `system`), the others untraced.
+fn replay_block<T>(
+    store: &Store,
+    chain_id: u64,
+    number: u64,
+    only: Option<usize>,
+    budget: &TraceBudget,
+    mut system: impl FnMut(&SignedTransaction, Address, u64, bool) -> Result<T, TraceError>,
+    mut evm: impl FnMut(&mut TraceDb<'_>, BlockEnv, CfgEnv, TxEnv, &[Address]) -> Result<T, TraceError>,
+) -> Result<Replayed<T>, TraceError> {
     if number == 0 {
         return Err(TraceError::NotFound("genesis is not traceable".into()));
     }
     let view = store.view();
-    let header = view.block(number)?.ok_or_else(|| TraceError::NotFound(format!("block #{number} not found")))?.header;
+    let stored = view.block(number)?.ok_or_else(|| TraceError::NotFound(format!("block #{number} not found")))?;
+    let header = stored.header;
     let body = view.body(number)?.ok_or_else(|| TraceError::NotFound(format!("block #{number} not found")))?;
     let receipts = view.receipts(number)?.unwrap_or_default();
     let inputs = view
@@ -452,14 +492,16 @@ pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize
         if (index as u32) < inputs.system_txs {
             // Already in the state the EVM transactions start from.
             if wanted {
-                out.push((tx.hash, system_trace(&tx, *sender, gas_used, receipt.is_some_and(|r| r.success), opts)?));
+                let trace = system(&tx, *sender, gas_used, receipt.is_some_and(|r| r.success))?;
+                out.push(ReplayedTx { hash: tx.hash, index, trace });
             }
             continue;
         }
         let env = tx_env(&tx, *sender);
         budget.check_time()?;
         if wanted {
-            out.push((tx.hash, traced(&mut db, block_env(&header), cfg_env(chain_id), env, &inputs.refused, Tracer::new(opts)?, &budget)?));
+            let trace = evm(&mut db, block_env(&header), cfg_env(chain_id), env, &inputs.refused)?;
+            out.push(ReplayedTx { hash: tx.hash, index, trace });
         } else {
             // A transaction before the one asked for runs untraced, within the trace's timeout.
             let deadline = Deadline::after(budget.deadline.saturating_duration_since(Instant::now()).max(Duration::from_nanos(1)));
@@ -475,9 +517,135 @@ pub fn trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize
             result.map_err(|e| evm_error(e, *sender))?;
         }
     }
-    Ok(out)
+    Ok(Replayed { hash: stored.hash, txs: out })
 }
 
+/// The options the Parity and Otterscan traces are budgeted under: the call tracer's (no struct
+/// log), with the debug tracers' default timeout.
+fn parity_budget_options() -> GethDebugTracingOptions {
+    GethDebugTracingOptions { tracer: Some(GethDebugTracerType::BuiltInTracer(GethDebugBuiltInTracerType::CallTracer)), ..Default::default() }
+}
+
+/// Runs `env` under revm-inspectors' Parity tracer on `db` (committing its changes): the
+/// transaction's traces, top call first, in call order.
+fn parity_traced<DB: DatabaseRef>(db: &mut CacheDB<DB>, block: BlockEnv, cfg: CfgEnv, env: TxEnv, refused: &[Address], budget: &TraceBudget) -> Result<Vec<TransactionTrace>, TraceError>
+where
+    DB::Error: std::fmt::Display,
+{
+    budget.check_time()?;
+    let stopped = |e: ChainError| match budget.exceeded() {
+        Some(why) => TraceError::Limit(why),
+        None if e.to_string().contains("trace recorded byte limit exceeded") => TraceError::Limit(budget.too_large()),
+        None => TraceError::Chain(e),
+    };
+    let sender = env.caller;
+    let inspector = TracingInspector::new(TracingInspectorConfig::default_parity()).with_limits(budget.recording_limits());
+    let mut evm = Context::mainnet().with_db(&mut *db).with_block(block).with_cfg(cfg).build_mainnet_with_inspector((inspector, (RefusedAt(refused), BudgetGuard::new(budget))));
+    evm.inspect_tx_commit(env).map_err(|e| stopped(evm_error(e, sender)))?;
+    let (inspector, _) = std::mem::replace(&mut evm.inspector, (TracingInspector::new(TracingInspectorConfig::none()), (RefusedAt(&[]), BudgetGuard::new(budget))));
+    // The top call's gas is what the frame had (the limit less the intrinsic cost), as reth answers it.
+    Ok(inspector.into_parity_builder().into_transaction_traces())
+}
+
+/// A system-module transaction's Parity trace: the call as its receipt records it (as its
+/// debug trace is); a failed one is marked "Reverted", with its result kept, as a reverted EVM
+/// call's is.
+fn system_parity_trace(tx: &SignedTransaction, sender: Address, gas_used: u64, success: bool) -> Vec<TransactionTrace> {
+    let action = Action::Call(CallAction {
+        from: sender,
+        call_type: CallType::Call,
+        gas: tx.gas_limit(),
+        input: tx.input().clone(),
+        to: tx.to().unwrap_or_default(),
+        value: tx.value(),
+    });
+    let result = Some(TraceOutput::Call(CallOutput { gas_used, output: Bytes::new() }));
+    let error = (!success).then(|| "Reverted".to_string());
+    vec![TransactionTrace { action, error, result, subtraces: 0, trace_address: Vec::new() }]
+}
+
+/// Parity's `trace_block` (all transactions) or `trace_transaction` (the one at `only`) of block
+/// `number`: every call, creation and self-destruct of its transactions, with their places.
+pub fn parity_trace_block(store: &Store, chain_id: u64, number: u64, only: Option<usize>, max_bytes: usize) -> Result<Vec<LocalizedTransactionTrace>, TraceError> {
+    let budget = TraceBudget::new(&parity_budget_options(), max_bytes)?;
+    parity_block(store, chain_id, number, only, &budget)
+}
+
+fn parity_block(store: &Store, chain_id: u64, number: u64, only: Option<usize>, budget: &TraceBudget) -> Result<Vec<LocalizedTransactionTrace>, TraceError> {
+    let replayed = replay_block(store, chain_id, number, only, budget, |tx, sender, gas_used, success| Ok(system_parity_trace(tx, sender, gas_used, success)), |db, block, cfg, env, refused| {
+        parity_traced(db, block, cfg, env, refused, budget)
+    })?;
+    let block_hash = replayed.hash;
+    Ok(replayed
+        .txs
+        .into_iter()
+        .flat_map(|t| {
+            t.trace.into_iter().map(move |trace| LocalizedTransactionTrace {
+                trace,
+                block_hash: Some(block_hash),
+                block_number: Some(number),
+                transaction_hash: Some(t.hash),
+                transaction_position: Some(t.index as u64),
+            })
+        })
+        .collect())
+}
+
+/// What Parity's `trace_filter` asks for: blocks `from_block..=to_block`, senders, receivers
+/// (an empty list matches any), traces to skip and the most to answer.
+pub struct TraceFilter {
+    pub from_block: u64,
+    pub to_block: u64,
+    pub from_addresses: Vec<Address>,
+    pub to_addresses: Vec<Address>,
+    pub after: usize,
+    pub count: usize,
+}
+
+/// Parity's `trace_filter`: the traces of the filter's blocks whose sender (caller, creator,
+/// self-destructing contract) is in `from_addresses` and whose receiver (callee, created contract,
+/// self-destruct beneficiary) is in `to_addresses`, skipping the first `after`, at most `count`;
+/// one budget (the debug tracers' default timeout, the reply limit) for all of it.
+pub fn parity_trace_filter(store: &Store, chain_id: u64, filter: &TraceFilter, max_bytes: usize) -> Result<Vec<LocalizedTransactionTrace>, TraceError> {
+    let budget = TraceBudget::new(&parity_budget_options(), max_bytes)?;
+    let matches = |t: &TransactionTrace| {
+        let (from, to) = match &t.action {
+            Action::Call(c) => (Some(c.from), Some(c.to)),
+            Action::Create(c) => (Some(c.from), t.result.as_ref().and_then(|r| match r {
+                TraceOutput::Create(o) => Some(o.address),
+                TraceOutput::Call(_) => None,
+            })),
+            Action::Selfdestruct(s) => (Some(s.address), Some(s.refund_address)),
+            Action::Reward(r) => (None, Some(r.author)),
+        };
+        let hit = |list: &[Address], a: Option<Address>| list.is_empty() || a.is_some_and(|a| list.contains(&a));
+        hit(&filter.from_addresses, from) && hit(&filter.to_addresses, to)
+    };
+    let mut skipped = 0usize;
+    let mut out = Vec::new();
+    for number in filter.from_block.max(1)..=filter.to_block {
+        if out.len() >= filter.count {
+            break;
+        }
+        let has_txs = store.view().body(number)?.is_some_and(|b| !b.txs.is_empty());
+        if !has_txs {
+            continue;
+        }
+        for trace in parity_block(store, chain_id, number, None, &budget)? {
+            if !matches(&trace.trace) {
+                continue;
+            }
+            if skipped < filter.after {
+                skipped += 1;
+                continue;
+            }
+            if out.len() < filter.count {
+                out.push(trace);
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// A value transfer or creation inside a transaction (the explorer's internal transactions).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -501,13 +669,20 @@ pub struct InternalTx {
 /// The internal transactions of block `number`: every frame below a transaction's top call that
 /// moves value (CALL, CALLCODE), creates a contract or self-destructs, from the block's call traces.
 pub fn internal_transactions(store: &Store, chain_id: u64, number: u64, max_bytes: usize) -> Result<Vec<InternalTx>, TraceError> {
+    internal_transactions_of(store, chain_id, number, None, max_bytes)
+}
+
+/// The internal transactions of block `number`'s transaction at `only` (Otterscan's internal
+/// operations), or of all its transactions.
+pub fn internal_transactions_of(store: &Store, chain_id: u64, number: u64, only: Option<usize>, max_bytes: usize) -> Result<Vec<InternalTx>, TraceError> {
     let opts = GethDebugTracingOptions { tracer: Some(GethDebugTracerType::BuiltInTracer(GethDebugBuiltInTracerType::CallTracer)), ..Default::default() };
-    let traces = trace_block(store, chain_id, number, None, &opts, max_bytes)?;
+    let traces = trace_block(store, chain_id, number, only, &opts, max_bytes)?;
+    let first = only.unwrap_or(0);
     let mut out = Vec::new();
     for (index, (hash, trace)) in traces.into_iter().enumerate() {
         let GethTrace::CallTracer(top) = trace else { continue };
         let mut path = Vec::new();
-        walk(&top, index as u32, hash, &mut path, &mut out);
+        walk(&top, (first + index) as u32, hash, &mut path, &mut out);
     }
     Ok(out)
 }

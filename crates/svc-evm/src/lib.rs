@@ -11,10 +11,11 @@ pub mod dormancy;
 pub mod errors;
 pub mod genesis;
 pub mod trace;
+pub mod transfer_logs;
 mod index;
 
 pub use block::{
-    block_time_ms, check_transaction, header_problem, precheck, BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, Skip,
+    block_time_ms, check_transaction, AccountEdit, header_problem, precheck, BalanceMove, BlockRequest, BlockTimings, FinalizedBlock, ProducedBlock, RecordWrite, Skip,
     SystemOutcome, TxCheck, TxCheckOutcome, TxViolation,
 };
 pub use dormancy::Dormancy;

@@ -421,3 +421,46 @@ fn block_times_carry_milliseconds_and_strictly_increase() {
     let chain = open(dir.path(), &genesis(&keys));
     assert_eq!(svc_primitives::header_time_ms(&chain.head().unwrap().header), genesis_ms + 1_751);
 }
+
+#[test]
+fn rewind_to_a_pinned_view_restores_state_blocks_and_the_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..3).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let (a, b) = (&keys[0], &keys[1]);
+    let first = chain.produce_block(request(&chain, vec![a.tx1559(0, Some(b.address), ETHER, vec![], 21_000)], vec![a.address])).unwrap();
+    let pinned = chain.view();
+    let root_then = scratch_root(&chain);
+    let b_then = balance(&chain, b.address, 1);
+
+    // Two more blocks: a transfer and a deployment.
+    let later = a.tx1559(1, Some(b.address), 2 * ETHER, vec![], 21_000);
+    let later_hash = alloy_primitives::keccak256(&later);
+    chain.produce_block(request(&chain, vec![later], vec![a.address])).unwrap();
+    chain.produce_block(request(&chain, vec![a.tx1559(2, None, 0, contract("Probe").bytecode, 500_000)], vec![a.address])).unwrap();
+    assert_eq!(chain.head().unwrap().header.number, 3);
+
+    let head = chain.rewind_to(&pinned).unwrap();
+    assert_eq!(head.hash, first.block.hash);
+    assert_eq!(chain.head().unwrap().header.number, 1);
+    assert_eq!(scratch_root(&chain), root_then, "the flat state is the pinned block's");
+    assert_eq!(head.header.state_root, root_then);
+    assert_eq!(balance(&chain, b.address, 1), b_then);
+    let view = chain.view();
+    assert!(view.block(2).unwrap().is_none(), "blocks after the pinned head are gone");
+    assert!(view.tx_location(&later_hash).unwrap().is_none(), "and their transactions' index");
+    assert_eq!(chain.account(&a.address, 1).unwrap().nonce, 1);
+
+    // The chain goes on from the rewound head, with the nonce it had there.
+    let again = chain.produce_block(request(&chain, vec![a.tx1559(1, Some(keys[2].address), 1, vec![], 21_000)], vec![a.address])).unwrap();
+    assert_eq!(again.included.len(), 1, "rejected: {:?}", again.rejected);
+    assert_eq!(again.block.header.number, 2);
+    assert_eq!(again.block.header.state_root, scratch_root(&chain));
+    drop(view);
+
+    // The rewound data dir opens at the pinned head's successor after a restart.
+    drop(pinned);
+    drop(chain);
+    let reopened = open(dir.path(), &genesis(&keys));
+    assert_eq!(reopened.head().unwrap().hash, again.block.hash);
+}

@@ -51,19 +51,19 @@ fn a_simulation_shares_one_gas_budget_and_keeps_each_call_within_its_block() {
     let chain = chain_with(dir.path(), ChainConfig { rpc_gas_cap: 1_000_000, ..Default::default() });
     let block = |calls: Vec<CallRequest>| vec![SimulateBlock { calls, ..Default::default() }];
 
-    let simulated = chain.simulate(&block(vec![endless(Some(800_000)), endless(Some(800_000))]), 0, false).unwrap().expect("simulated");
+    let simulated = chain.simulate(&block(vec![endless(Some(800_000)), endless(Some(800_000))]), 0, false, false).unwrap().expect("simulated");
     let calls = &simulated[0].calls;
     assert_eq!(calls[0].outcome.status, CallStatus::Halt);
     assert_eq!(calls[0].outcome.gas_used, 800_000);
     assert_eq!(calls[1].outcome.gas_used, 200_000, "the second call gets what the first left of the cap");
 
-    let spent = chain.simulate(&block(vec![endless(Some(800_000)), endless(Some(800_000)), endless(None)]), 0, false).unwrap().unwrap_err();
+    let spent = chain.simulate(&block(vec![endless(Some(800_000)), endless(Some(800_000)), endless(None)]), 0, false, false).unwrap().unwrap_err();
     assert_eq!(spent.code, -32000);
     assert!(spent.message.contains("RPC gas cap (1000000)"), "{}", spent.message);
 
     // More gas than the block has is refused before anything runs (geth's -38015).
     let started = Instant::now();
-    let beyond = chain.simulate(&block(vec![endless(Some(u64::MAX))]), 0, false).unwrap().unwrap_err();
+    let beyond = chain.simulate(&block(vec![endless(Some(u64::MAX))]), 0, false, false).unwrap().unwrap_err();
     assert_eq!(beyond.code, -38015, "{}", beyond.message);
     assert!(beyond.message.starts_with("block gas limit reached"), "{}", beyond.message);
     assert!(started.elapsed() < Duration::from_secs(1));
@@ -71,7 +71,7 @@ fn a_simulation_shares_one_gas_budget_and_keeps_each_call_within_its_block() {
     // Without a gas cap, a call without gas gets the block's gas: an endless loop ends there.
     drop(chain);
     let chain = chain_with(dir.path(), ChainConfig { rpc_gas_cap: 0, ..Default::default() });
-    let simulated = chain.simulate(&block(vec![endless(None)]), 0, false).unwrap().expect("simulated");
+    let simulated = chain.simulate(&block(vec![endless(None)]), 0, false, false).unwrap().expect("simulated");
     assert_eq!(simulated[0].calls[0].outcome.gas_used, 300_000_000);
 }
 
@@ -93,7 +93,7 @@ fn calls_estimates_access_lists_and_simulations_stop_at_the_evm_timeout() {
     timed("eth_estimateGas", &|| chain.estimate_gas_with_overrides(&endless(None), 0, &huge_block).map(drop));
     timed("eth_createAccessList", &|| chain.create_access_list(&endless(Some(UNENDING_GAS)), 0, &CallOverrides::default()).map(drop));
     let blocks = vec![SimulateBlock { overrides: huge_block.clone(), calls: vec![endless(None)] }];
-    timed("eth_simulateV1", &|| chain.simulate(&blocks, 0, false).map(drop));
+    timed("eth_simulateV1", &|| chain.simulate(&blocks, 0, false, false).map(drop));
     // The bundler's validation call too.
     timed("validation trace", &|| chain.trace_call(&endless(Some(UNENDING_GAS)), 0, &[]).map(drop));
 

@@ -89,6 +89,24 @@ pub fn indexed_height(source: &dyn IndexSource) -> Result<Option<u64>, IndexErro
     Ok(source.get(INDEXED_KEY)?.map(|v| decode(INDEXED_KEY, &v)).transpose()?.map(|v: Value| v.as_u64().unwrap_or(0)))
 }
 
+/// Reads up to `limit` explorer records under `prefix` from `from` (inclusive) on, or backward.
+pub type IndexScan<'a> = dyn Fn(&[u8], &[u8], usize, bool) -> Result<Vec<(Vec<u8>, Vec<u8>)>, IndexError> + 'a;
+
+/// The places (block, index) of the transactions in `address`'s history (its "a/" records: it sent
+/// or received them, they created it, or they moved its tokens), from block `from_block` up
+/// (ascending) or down (descending), at most `limit`: an index read, never a scan of the chain.
+pub fn address_history(scan: &IndexScan<'_>, address: &Address, from_block: u64, limit: usize, descending: bool) -> Result<Vec<(u64, u32)>, IndexError> {
+    let prefix = key(b"a/", &[address.as_slice()]);
+    let from = key(&prefix, &[&position(from_block, if descending { u32::MAX } else { 0 })]);
+    scan(&prefix, &from, limit, descending)?
+        .into_iter()
+        .map(|(k, _)| {
+            let at = k.get(prefix.len()..).filter(|at| at.len() == 12).ok_or_else(|| IndexError::Corrupt { key: hex::encode(&k), reason: "not an address history key".into() })?;
+            Ok((u64::from_be_bytes(at[..8].try_into().expect("8 bytes")), u32::from_be_bytes(at[8..].try_into().expect("4 bytes"))))
+        })
+        .collect()
+}
+
 const ROLE_FROM: u8 = 1;
 const ROLE_TO: u8 = 2;
 const ROLE_CREATED: u8 = 4;
@@ -652,5 +670,27 @@ mod tests {
         assert_eq!(store.json(&key(b"T/", &[multi.as_slice()])).unwrap()["type"], "ERC-1155");
         assert_eq!(store.json(&key(b"i/", &[multi.as_slice(), &U256::from(2).to_be_bytes::<32>()])).unwrap()["supply"], "\u{0}n:6");
         assert_eq!(store.json(&key(b"h/", &[multi.as_slice(), B.as_slice()])).unwrap(), json!("\u{0}n:11"));
+    }
+
+    #[test]
+    fn an_address_history_reads_its_places_up_or_down_from_a_block() {
+        let store = Memory::default();
+        for (block, index) in [(1u64, 0u32), (3, 1), (3, 4), (7, 0)] {
+            store.apply(vec![(key(b"a/", &[A.as_slice(), &position(block, index)]), Some(b"{}".to_vec()))]);
+        }
+        store.apply(vec![(key(b"a/", &[B.as_slice(), &position(2, 0)]), Some(b"{}".to_vec()))]);
+        let scan = |prefix: &[u8], from: &[u8], limit: usize, reverse: bool| {
+            let m = store.0.borrow();
+            let keys: Vec<_> = if reverse {
+                m.range(..=from.to_vec()).rev().take_while(|(k, _)| k.starts_with(prefix)).take(limit).map(|(k, v)| (k.clone(), v.clone())).collect()
+            } else {
+                m.range(from.to_vec()..).take_while(|(k, _)| k.starts_with(prefix)).take(limit).map(|(k, v)| (k.clone(), v.clone())).collect()
+            };
+            Ok(keys)
+        };
+        assert_eq!(address_history(&scan, &A, 2, 10, false).unwrap(), vec![(3, 1), (3, 4), (7, 0)]);
+        assert_eq!(address_history(&scan, &A, 3, 2, true).unwrap(), vec![(3, 4), (3, 1)]);
+        assert_eq!(address_history(&scan, &A, 0, 10, true).unwrap(), vec![]);
+        assert_eq!(address_history(&scan, &B, 0, 10, false).unwrap(), vec![(2, 0)]);
     }
 }

@@ -66,6 +66,16 @@ pub struct Lane {
 impl Lane {
     /// Starts `size.threads` threads (at least one) named `svc-<name>-<i>`.
     pub fn new(name: &'static str, size: LaneSize) -> Self {
+        Self::with_niceness(name, size, 0)
+    }
+
+    /// A lane for background work: its threads run `nice` steps nicer than the process (Linux's thread niceness, up to 19), so
+    /// on a busy machine the scheduler gives the block lane and the event loop their CPU first.
+    pub fn background(name: &'static str, size: LaneSize, nice: i32) -> Self {
+        Self::with_niceness(name, size, nice)
+    }
+
+    fn with_niceness(name: &'static str, size: LaneSize, nice: i32) -> Self {
         let size = LaneSize { threads: size.threads.max(1), max_waiting: size.max_waiting };
         let shared = Arc::new(Shared {
             queue: Mutex::new(VecDeque::new()),
@@ -78,7 +88,12 @@ impl Lane {
             let shared = shared.clone();
             thread::Builder::new()
                 .name(format!("svc-{name}-{i}"))
-                .spawn(move || work(&shared))
+                .spawn(move || {
+                    if nice != 0 {
+                        lower_priority(nice);
+                    }
+                    work(&shared)
+                })
                 .expect("a lane's worker thread starts");
         }
         Self { name, size, shared }
@@ -131,6 +146,26 @@ fn work(shared: &Shared) {
         shared.completed.fetch_add(1, Ordering::Relaxed);
     }
 }
+
+/// Lowers the calling thread's scheduling priority by `nice` steps (best effort: an unprivileged process
+/// may always lower its own; where the call is refused the thread keeps the default).
+#[cfg(target_os = "linux")]
+fn lower_priority(nice: i32) {
+    // SAFETY: gettid and setpriority take plain integers and touch no memory of ours. On Linux,
+    // PRIO_PROCESS with a thread id sets that one thread's niceness.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        let current = libc::getpriority(libc::PRIO_PROCESS, tid);
+        libc::setpriority(libc::PRIO_PROCESS, tid, (current + nice).min(19));
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority(_nice: i32) {}
+
+/// The niceness of the explorer's backfill lane: it re-executes stored blocks for their internal
+/// transactions, work that may lag while blocks are being made and catches up when they are not.
+pub const BACKFILL_NICENESS: i32 = 10;
 
 /// The node's lanes, sized once per process.
 pub struct Lanes {
@@ -186,7 +221,7 @@ fn build(sizes: LaneSizes) -> Lanes {
         block: Lane::new("block", LaneSize { threads: 1, max_waiting: 4 }),
         exec: Lane::new("exec", sizes.exec),
         logs: Lane::new("logs", sizes.logs),
-        backfill: Lane::new("backfill", LaneSize { threads: 1, max_waiting: 4 }),
+        backfill: Lane::background("backfill", LaneSize { threads: 1, max_waiting: 4 }, BACKFILL_NICENESS),
     }
 }
 
@@ -195,6 +230,24 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
     use std::time::Duration;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn background_lanes_run_at_a_lower_priority() {
+        let niceness = || unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            libc::getpriority(libc::PRIO_PROCESS, tid)
+        };
+        let base = niceness();
+        let lane = Lane::background("bg", LaneSize { threads: 1, max_waiting: 2 }, 7);
+        let (tx, rx) = mpsc::channel();
+        lane.submit(move || tx.send(niceness()).unwrap()).unwrap();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), (base + 7).min(19));
+        let plain = Lane::new("fg", LaneSize { threads: 1, max_waiting: 2 });
+        let (tx, rx) = mpsc::channel();
+        plain.submit(move || tx.send(niceness()).unwrap()).unwrap();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), base);
+    }
 
     #[test]
     fn runs_jobs_and_refuses_past_the_queue_limit() {

@@ -45,6 +45,30 @@ pub(crate) fn guarded<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T>
     })
 }
 
+/// The chain as it was at one head, pinned by `Chain.pinState` for `Chain.rewindTo`.
+#[napi]
+pub struct PinnedState {
+    /// None once released: the database it pinned may then close.
+    view: parking_lot::Mutex<Option<Arc<ReadView>>>,
+    head_number: u64,
+}
+
+#[napi]
+impl PinnedState {
+    /// The number of the head it holds.
+    #[napi(getter)]
+    pub fn head_number(&self) -> i64 {
+        self.head_number as i64
+    }
+
+    /// Lets go of the pinned state now (rather than when the object is collected), so that the
+    /// versions it kept can be compacted and the database closed; rewindTo refuses it afterwards.
+    #[napi]
+    pub fn release(&self) {
+        self.view.lock().take();
+    }
+}
+
 /// The chain database and execution engine of one data directory.
 #[napi]
 pub struct Chain {
@@ -197,6 +221,16 @@ fn balance_move(m: &BalanceMoveJs) -> napi::Result<svc_evm::BalanceMove> {
     })
 }
 
+fn account_edit(e: &AccountEditJs) -> napi::Result<svc_evm::AccountEdit> {
+    let word = |b: &Buffer, what: &str| to_b256(b, what).map(|w| svc_primitives::U256::from_be_bytes(w.0));
+    Ok(svc_evm::AccountEdit {
+        address: to_address(&e.address, "edited account")?,
+        nonce: e.nonce.as_ref().map(|n| to_u64(n, "edited nonce")).transpose()?,
+        code: e.code.as_ref().map(|c| Bytes::from(c.to_vec())),
+        storage: e.storage.iter().flatten().map(|s| Ok((word(&s.slot, "edited slot")?, word(&s.value, "edited value")?))).collect::<napi::Result<Vec<_>>>()?,
+    })
+}
+
 fn system_outcome(o: SystemTxOutcome) -> napi::Result<(usize, svc_evm::SystemOutcome)> {
     let mut logs = Vec::with_capacity(o.logs.len());
     for l in o.logs {
@@ -219,6 +253,24 @@ fn system_outcome(o: SystemTxOutcome) -> napi::Result<(usize, svc_evm::SystemOut
 pub struct AppEntry {
     pub key: Buffer,
     pub value: Buffer,
+}
+
+/// A transaction's place: its block and its index there.
+#[napi(object)]
+pub struct TxPosition {
+    pub block_number: i64,
+    pub index: u32,
+}
+
+/// What Parity's `trace_filter` asks for (addresses 20 bytes; empty lists match any).
+#[napi(object)]
+pub struct ParityTraceFilterJs {
+    pub from_block: i64,
+    pub to_block: i64,
+    pub from_addresses: Vec<Buffer>,
+    pub to_addresses: Vec<Buffer>,
+    pub after: u32,
+    pub count: u32,
 }
 
 /// An account's number of non-zero storage slots.
@@ -344,6 +396,28 @@ impl Chain {
                 },
                 |(out, queued)| Ok(produced_block(&out, queued)),
             )
+        })
+    }
+
+    /// The state of every block up to the head as it is now, held for `rewindTo` (the devnet's
+    /// `evm_snapshot`). It costs little to hold: old versions the database would compact away stay
+    /// until it is dropped.
+    #[napi]
+    pub fn pin_state(&self) -> napi::Result<PinnedState> {
+        guarded(|| {
+            let view = self.view()?;
+            Ok(PinnedState { head_number: view.head_number(), view: parking_lot::Mutex::new(Some(view)) })
+        })
+    }
+
+    /// The devnet's `evm_revert`: rewinds the database (state, blocks, receipts, indexes, module
+    /// records) to `pinned` on the block lane, between blocks; resolves to the head it moved back to.
+    #[napi(ts_return_type = "Promise<HeadInfo>")]
+    pub fn rewind_to<'env>(&self, env: &'env Env, pinned: &PinnedState) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let chain = self.chain()?.clone();
+            let view = pinned.view.lock().clone().ok_or_else(|| js_error("the pinned state was released"))?;
+            on_lane(env, &svc_lanes::lanes().block, move || chain.rewind_to(&view).map_err(js_error), |head| Ok(head_info(&head)))
         })
     }
 
@@ -543,9 +617,10 @@ impl Chain {
 
     /// eth_simulateV1 on the state after `block_number`, on the exec lane: geth's result as JSON
     /// bytes within the reply limit (the simulated blocks with their calls), or a coded SIMULATE
-    /// error whose text starts with geth's code (EVM_TIMEOUT past the RPC EVM timeout).
+    /// error whose text starts with geth's code (EVM_TIMEOUT past the RPC EVM timeout). With
+    /// `trace_transfers`, ether moves are logged as ERC-20 Transfer logs (geth's traceTransfers).
     #[napi(ts_return_type = "Promise<Buffer>")]
-    pub fn simulate<'env>(&self, env: &'env Env, blocks: Vec<SimulateBlockJs>, block_number: i64, validation: bool) -> napi::Result<Object<'env>> {
+    pub fn simulate<'env>(&self, env: &'env Env, blocks: Vec<SimulateBlockJs>, block_number: i64, validation: bool, trace_transfers: bool) -> napi::Result<Object<'env>> {
         guarded(|| {
             let (chain, number) = (self.chain()?.clone(), to_count(block_number, "block number")?);
             let blocks = blocks
@@ -560,7 +635,7 @@ impl Chain {
             on_lane(
                 env,
                 &svc_lanes::lanes().exec,
-                move || match chain.simulate(&blocks, number, validation).map_err(chain_error)? {
+                move || match chain.simulate(&blocks, number, validation, trace_transfers).map_err(chain_error)? {
                     Ok(simulated) => reply::json_bytes(&simulated.iter().map(simulated_block_json).collect::<Vec<_>>(), chain.config().max_response_bytes),
                     Err(e) => Err(coded_error("SIMULATE", format!("{} {}", e.code, e.message))),
                 },
@@ -576,22 +651,83 @@ impl Chain {
         guarded(|| {
             let (chain, number) = (self.chain()?.clone(), to_count(number, "block number")?);
             on_lane(env, &svc_lanes::lanes().backfill, move || chain.internal_transactions(number).map_err(trace_error), |list| {
-                Ok(list
-                    .into_iter()
-                    .map(|t| InternalTransaction {
-                        tx_index: t.tx_index,
-                        tx_hash: buffer(t.tx_hash.as_slice()),
-                        trace_address: t.trace_address,
-                        kind: t.kind.to_string(),
-                        from: buffer(t.from.as_slice()),
-                        to: buffer(t.to.as_slice()),
-                        value: from_u256(t.value),
-                        gas: from_u64(t.gas),
-                        gas_used: from_u64(t.gas_used),
-                        error: t.error,
-                    })
-                    .collect::<Vec<_>>())
+                Ok(list.into_iter().map(internal_transaction).collect::<Vec<_>>())
             })
+        })
+    }
+
+    /// The value transfers and creations inside the transaction at `index` of block `number`
+    /// (Otterscan's internal operations), from its call trace, on the exec lane.
+    #[napi(ts_return_type = "Promise<Array<InternalTransaction>>")]
+    pub fn internal_operations<'env>(&self, env: &'env Env, number: i64, index: u32) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let (chain, number) = (self.chain()?.clone(), to_count(number, "block number")?);
+            on_lane(env, &svc_lanes::lanes().exec, move || chain.internal_operations(number, index as usize).map_err(trace_error), |list| {
+                Ok(list.into_iter().map(internal_transaction).collect::<Vec<_>>())
+            })
+        })
+    }
+
+    /// Parity's traces (reth's `trace_block`, or `trace_transaction` for the one at `index`) of
+    /// block `number`'s transactions, on the exec lane, as JSON bytes within the reply limit.
+    /// Errors carry the codes of debugTraceBlock.
+    #[napi(ts_return_type = "Promise<Buffer>")]
+    pub fn parity_trace_block<'env>(&self, env: &'env Env, number: i64, index: Option<u32>) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let (chain, number) = (self.chain()?.clone(), to_count(number, "block number")?);
+            on_lane(
+                env,
+                &svc_lanes::lanes().exec,
+                move || {
+                    let traces = chain.parity_trace_block(number, index.map(|i| i as usize)).map_err(trace_error)?;
+                    reply::json_bytes(&traces, chain.config().max_response_bytes)
+                },
+                reply::to_buffer,
+            )
+        })
+    }
+
+    /// Parity's `trace_filter` over stored blocks, on the exec lane, as JSON bytes within the
+    /// reply limit (one trace budget for all its blocks).
+    #[napi(ts_return_type = "Promise<Buffer>")]
+    pub fn parity_trace_filter<'env>(&self, env: &'env Env, filter: ParityTraceFilterJs) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let chain = self.chain()?.clone();
+            let addresses = |list: &[Buffer], what: &str| list.iter().map(|a| to_address(a, what)).collect::<napi::Result<Vec<_>>>();
+            let filter = svc_evm::debug_trace::TraceFilter {
+                from_block: to_count(filter.from_block, "fromBlock")?,
+                to_block: to_count(filter.to_block, "toBlock")?,
+                from_addresses: addresses(&filter.from_addresses, "fromAddress")?,
+                to_addresses: addresses(&filter.to_addresses, "toAddress")?,
+                after: filter.after as usize,
+                count: filter.count as usize,
+            };
+            on_lane(
+                env,
+                &svc_lanes::lanes().exec,
+                move || {
+                    let traces = chain.parity_trace_filter(&filter).map_err(trace_error)?;
+                    reply::json_bytes(&traces, chain.config().max_response_bytes)
+                },
+                reply::to_buffer,
+            )
+        })
+    }
+
+    /// Up to `limit` places of the transactions in `address`'s explorer history, from block
+    /// `from_block` up, or down when `descending` (an index read).
+    #[napi]
+    pub fn address_history(&self, address: Buffer, from_block: i64, limit: u32, descending: bool) -> napi::Result<Vec<TxPosition>> {
+        guarded(|| {
+            let address = to_address(&address, "address")?;
+            let from_block = to_count(from_block, "block number")?;
+            let chain = self.chain()?;
+            let store = chain.store();
+            let scan = |prefix: &[u8], from: &[u8], limit: usize, reverse: bool| {
+                store.service_scan("explorer", prefix, Some(from), limit, reverse).map_err(|e| svc_index::IndexError::Read(e.to_string()))
+            };
+            let places = svc_index::address_history(&scan, &address, from_block, limit as usize, descending).map_err(js_error)?;
+            Ok(places.into_iter().map(|(block, index)| TxPosition { block_number: block as i64, index }).collect())
         })
     }
 
@@ -973,6 +1109,7 @@ fn block_request(req: ProduceBlockRequest) -> napi::Result<BlockRequest> {
         pre_moves: req.pre_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
         block_moves: req.block_moves.unwrap_or_default().iter().map(balance_move).collect::<napi::Result<Vec<_>>>()?,
         messages: req.messages.unwrap_or_default().iter().map(|m| Bytes::from(m.to_vec())).collect(),
+        account_edits: req.account_edits.unwrap_or_default().iter().map(account_edit).collect::<napi::Result<Vec<_>>>()?,
         dormancy: req
             .dormancy
             .map(|d| -> napi::Result<svc_evm::Dormancy> {
@@ -1077,6 +1214,21 @@ fn trace_options(json: &str) -> napi::Result<alloy_rpc_types_trace::geth::GethDe
         return Ok(Default::default());
     }
     serde_json::from_str(json).map_err(|e| coded_error("TRACE_OPTIONS", format!("tracing options: {e}")))
+}
+
+fn internal_transaction(t: svc_evm::debug_trace::InternalTx) -> InternalTransaction {
+    InternalTransaction {
+        tx_index: t.tx_index,
+        tx_hash: buffer(t.tx_hash.as_slice()),
+        trace_address: t.trace_address,
+        kind: t.kind.to_string(),
+        from: buffer(t.from.as_slice()),
+        to: buffer(t.to.as_slice()),
+        value: from_u256(t.value),
+        gas: from_u64(t.gas),
+        gas_used: from_u64(t.gas_used),
+        error: t.error,
+    }
 }
 
 fn trace_error(err: svc_evm::debug_trace::TraceError) -> napi::Error {

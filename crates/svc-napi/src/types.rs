@@ -127,6 +127,25 @@ pub struct ProduceBlockRequest {
     pub messages: Option<Vec<Buffer>>,
     /// Dormant accounts, whose calls revert; absent when none is dormant.
     pub dormancy: Option<DormancyJs>,
+    /// Development edits of accounts (devnet), applied before the block's moves and transactions.
+    pub account_edits: Option<Vec<AccountEditJs>>,
+}
+
+/// A development edit of one account: each field given replaces the account's.
+#[napi(object, js_name = "AccountEdit")]
+pub struct AccountEditJs {
+    pub address: Buffer,
+    pub nonce: Option<BigInt>,
+    pub code: Option<Buffer>,
+    /// Storage slots (32 bytes) and their new values (32 bytes).
+    pub storage: Option<Vec<StorageEditJs>>,
+}
+
+/// One storage slot of an account edit.
+#[napi(object, js_name = "StorageEdit")]
+pub struct StorageEditJs {
+    pub slot: Buffer,
+    pub value: Buffer,
 }
 
 /// Which accounts a block treats as dormant: the records under `prefix` (the parent's) with the

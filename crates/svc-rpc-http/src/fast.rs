@@ -5,7 +5,7 @@
 //! indexers that follow the chain never queue on the event loop that block production shares.
 //!
 //! A body is answered here only when every call in it is well formed and succeeds; anything else
-//! (an error to report, a revert, `pending` nonces, block hashes, notifications, unusual ids) goes
+//! (an error to report, a revert, `pending` nonces and blocks, block hashes, notifications, unusual ids) goes
 //! to the TypeScript dispatcher, which owns every error text. So both paths give the same answer,
 //! and this one only ever gives the plain successful one — save an eth_call stopped at the RPC EVM
 //! timeout, answered here with the engine's text as the dispatcher would: run again there, it would
@@ -329,7 +329,8 @@ fn item(v: &Value) -> Option<Item> {
                 None | Some(Value::Null) => false,
                 Some(v) => v.as_bool()?,
             };
-            Read::Block(block_ref(Some(required(&p, 0)?), true)?, full)
+            // The `pending` block is built from the pool: the dispatcher knows it.
+            Read::Block(block_ref(Some(required(&p, 0)?), false)?, full)
         }
         _ => return None,
     };
@@ -479,6 +480,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266","0x1111111111111111111111111111111111111111111111111111111111111111"]}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",{"blockNumber":"0x0"}]}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionCount","params":["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266","pending"]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["pending",false]}"#,
             // call objects with fields the dispatcher checks, overrides, odd data
             r#"{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"to":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266","chainId":"0x1"}]}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"to":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266","data":"0x1","input":"0x1"}]}"#,

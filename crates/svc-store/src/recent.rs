@@ -114,6 +114,11 @@ impl RecentBlocks {
         blocks.push_back(data);
     }
 
+    /// Forgets every block (the chain's head moved back: cached numbers may name other blocks).
+    pub fn clear(&self) {
+        self.blocks.lock().clear();
+    }
+
     /// Blocks held now.
     pub fn len(&self) -> usize {
         self.blocks.lock().len()

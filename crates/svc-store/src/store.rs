@@ -283,6 +283,63 @@ impl Store {
         Ok(view)
     }
 
+    /// Rewrites every column family but the explorer's users to what `to` saw, in one synced
+    /// batch, and moves the head back to `to`'s head: the devnet's `evm_revert`. Only the keys that
+    /// differ are written; the scan reads the whole database, which a development chain keeps small.
+    /// `to` must be a view of this store (pinned by `view()` earlier).
+    pub fn rewind_to(&self, to: &ReadView) -> StoreResult<Arc<ReadView>> {
+        let _guard = self.commit_lock.lock();
+        if !Arc::ptr_eq(&self.db, &to.db) {
+            return Err(StoreError::Invalid("the pinned state is not of this database".into()));
+        }
+        let db = &*self.db;
+        let mut batch = WriteBatch::default();
+        for name in ALL_CFS.iter().filter(|name| **name != CF_USERS) {
+            let handle = cf(db, name);
+            let mut live = db.iterator_cf(handle, IteratorMode::Start);
+            let mut then = to.snapshot.iterator_cf(handle, IteratorMode::Start);
+            let mut a = live.next().transpose()?;
+            let mut b = then.next().transpose()?;
+            loop {
+                match (&a, &b) {
+                    (None, None) => break,
+                    (Some((key, _)), None) => {
+                        batch.delete_cf(handle, key);
+                        a = live.next().transpose()?;
+                    }
+                    (None, Some((key, value))) => {
+                        batch.put_cf(handle, key, value);
+                        b = then.next().transpose()?;
+                    }
+                    (Some((ka, va)), Some((kb, vb))) => match ka.cmp(kb) {
+                        std::cmp::Ordering::Less => {
+                            batch.delete_cf(handle, ka);
+                            a = live.next().transpose()?;
+                        }
+                        std::cmp::Ordering::Greater => {
+                            batch.put_cf(handle, kb, vb);
+                            b = then.next().transpose()?;
+                        }
+                        std::cmp::Ordering::Equal => {
+                            if va != vb {
+                                batch.put_cf(handle, kb, vb);
+                            }
+                            a = live.next().transpose()?;
+                            b = then.next().transpose()?;
+                        }
+                    },
+                }
+            }
+        }
+        let mut write = WriteOptions::default();
+        write.set_sync(true);
+        db.write_opt(batch, &write)?;
+        self.recent.clear();
+        let view = Arc::new(ReadView::pin(self.db.clone(), self.recent.clone())?);
+        *self.view.write() = view.clone();
+        Ok(view)
+    }
+
     /// Hands a committed block's decoded transactions and receipts to the cache of recent blocks.
     fn remember(&self, block: BlockCommit) {
         let stored = StoredBlock { hash: block.hash, header: block.header };

@@ -71,4 +71,8 @@ export class GossipPool implements Mempool {
   senderTransactions(address: Buffer): { pending: PooledTx[]; queued: PooledTx[] } {
     return this.local.senderTransactions(address);
   }
+
+  nextBlock(baseFee: bigint, gasLimit: bigint, maxTxs: number): PooledTx[] {
+    return this.local.nextBlock(baseFee, gasLimit, maxTxs);
+  }
 }

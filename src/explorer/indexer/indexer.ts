@@ -46,6 +46,11 @@ export class Indexer {
     return this.running;
   }
 
+  /** Resolves when the run in flight (if any) has finished its steps. */
+  idle(): Promise<void> {
+    return this.running;
+  }
+
   /** Stops after the block in progress. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.Chain = nativeBinding.Chain
+module.exports.PinnedState = nativeBinding.PinnedState
 module.exports.RpcHttpServer = nativeBinding.RpcHttpServer
 module.exports.blake3 = nativeBinding.blake3
 module.exports.blockTimeMs = nativeBinding.blockTimeMs

@@ -27,6 +27,17 @@ export declare class Chain {
   finalizeBlock(req: ProduceBlockRequest): Promise<ProducedBlock>
   /** ABCI's Commit: writes the finalized block with this hash in one batch, on the block lane. */
   commitBlock(hash: Buffer): Promise<ProducedBlock>
+  /**
+   * The state of every block up to the head as it is now, held for `rewindTo` (the devnet's
+   * `evm_snapshot`). It costs little to hold: old versions the database would compact away stay
+   * until it is dropped.
+   */
+  pinState(): PinnedState
+  /**
+   * The devnet's `evm_revert`: rewinds the database (state, blocks, receipts, indexes, module
+   * records) to `pinned` on the block lane, between blocks; resolves to the head it moved back to.
+   */
+  rewindTo(pinned: PinnedState): Promise<HeadInfo>
   /** Drops a finalized block that will not be committed. */
   discardFinalized(): void
   /** The header and inputs of stored block `number` (null beyond the head), for replays. */
@@ -61,14 +72,36 @@ export declare class Chain {
   /**
    * eth_simulateV1 on the state after `block_number`, on the exec lane: geth's result as JSON
    * bytes within the reply limit (the simulated blocks with their calls), or a coded SIMULATE
-   * error whose text starts with geth's code (EVM_TIMEOUT past the RPC EVM timeout).
+   * error whose text starts with geth's code (EVM_TIMEOUT past the RPC EVM timeout). With
+   * `trace_transfers`, ether moves are logged as ERC-20 Transfer logs (geth's traceTransfers).
    */
-  simulate(blocks: Array<SimulateBlockJs>, blockNumber: number, validation: boolean): Promise<Buffer>
+  simulate(blocks: Array<SimulateBlockJs>, blockNumber: number, validation: boolean, traceTransfers: boolean): Promise<Buffer>
   /**
    * The value transfers and creations inside block `number`'s transactions (the explorer's
    * internal transactions), from its call traces, on the backfill lane.
    */
   internalTransactions(number: number): Promise<Array<InternalTransaction>>
+  /**
+   * The value transfers and creations inside the transaction at `index` of block `number`
+   * (Otterscan's internal operations), from its call trace, on the exec lane.
+   */
+  internalOperations(number: number, index: number): Promise<Array<InternalTransaction>>
+  /**
+   * Parity's traces (reth's `trace_block`, or `trace_transaction` for the one at `index`) of
+   * block `number`'s transactions, on the exec lane, as JSON bytes within the reply limit.
+   * Errors carry the codes of debugTraceBlock.
+   */
+  parityTraceBlock(number: number, index?: number | undefined | null): Promise<Buffer>
+  /**
+   * Parity's `trace_filter` over stored blocks, on the exec lane, as JSON bytes within the
+   * reply limit (one trace budget for all its blocks).
+   */
+  parityTraceFilter(filter: ParityTraceFilterJs): Promise<Buffer>
+  /**
+   * Up to `limit` places of the transactions in `address`'s explorer history, from block
+   * `from_block` up, or down when `descending` (an index read).
+   */
+  addressHistory(address: Buffer, fromBlock: number, limit: number, descending: boolean): Array<TxPosition>
   /**
    * geth's debug trace of a call on the state after `block_number` (debug_traceCall), as JSON
    * bytes within the reply limit.
@@ -160,6 +193,17 @@ export declare class Chain {
   stateFrom(): number
 }
 
+/** The chain as it was at one head, pinned by `Chain.pinState` for `Chain.rewindTo`. */
+export declare class PinnedState {
+  /** The number of the head it holds. */
+  get headNumber(): number
+  /**
+   * Lets go of the pinned state now (rather than when the object is collected), so that the
+   * versions it kept can be compacted and the database closed; rewindTo refuses it afterwards.
+   */
+  release(): void
+}
+
 /** The JSON-RPC HTTP server of one chain. */
 export declare class RpcHttpServer {
   /** Bind and start serving; `handler` answers every request that is not a plain state read. */
@@ -187,6 +231,15 @@ export interface AccessListResult {
   output: Buffer
   error?: string
   invalid?: string
+}
+
+/** A development edit of one account: each field given replaces the account's. */
+export interface AccountEdit {
+  address: Buffer
+  nonce?: bigint
+  code?: Buffer
+  /** Storage slots (32 bytes) and their new values (32 bytes). */
+  storage?: Array<StorageEditJs>
 }
 
 /** geth's state override of one account. */
@@ -580,6 +633,16 @@ export interface ModuleLog {
   data: Buffer
 }
 
+/** What Parity's `trace_filter` asks for (addresses 20 bytes; empty lists match any). */
+export interface ParityTraceFilterJs {
+  fromBlock: number
+  toBlock: number
+  fromAddresses: Array<Buffer>
+  toAddresses: Array<Buffer>
+  after: number
+  count: number
+}
+
 export interface PowAllOutcome {
   /** Every winning nonce in the range, ascending, at most `maxSolutions` (the lowest ones). */
   nonces: Array<bigint>
@@ -690,6 +753,8 @@ export interface ProduceBlockRequest {
   messages?: Array<Buffer>
   /** Dormant accounts, whose calls revert; absent when none is dormant. */
   dormancy?: DormancyJs
+  /** Development edits of accounts (devnet), applied before the block's moves and transactions. */
+  accountEdits?: Array<AccountEditJs>
 }
 
 export interface ProducedBlock {
@@ -750,6 +815,12 @@ export interface SnapshotWritten {
 export interface StatusCount {
   status: number
   count: number
+}
+
+/** One storage slot of an account edit. */
+export interface StorageEdit {
+  slot: Buffer
+  value: Buffer
 }
 
 export interface StorageEntry {
@@ -828,6 +899,12 @@ export interface TracedStorageAccess {
   read: boolean
   write: boolean
   transient: boolean
+}
+
+/** A transaction's place: its block and its index there. */
+export interface TxPosition {
+  blockNumber: number
+  index: number
 }
 
 /** A call watched by the validation tracer. */

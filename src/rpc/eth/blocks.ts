@@ -1,6 +1,8 @@
-// Blocks: by number or hash, their receipts, transaction counts and (always empty) uncles.
-// A block the node does not have is null, as in geth (a future block is not an error).
-import { blockNumberOf, blockSelectorOf } from '../block-tags.js';
+// Blocks and headers: by number or hash, their receipts, transaction counts and (always empty) uncles.
+// A block the node does not have is null, as in geth (a future block is not an error). `pending` is
+// the block after the head built from the pool (../pending-block.ts).
+import { blockNumberOf, blockSelectorOf, isPending } from '../block-tags.js';
+import { pendingBlock, pendingTransactionCount } from '../pending-block.js';
 import { toQuantity } from '../hex.js';
 import { method, optional, required, type MethodTable } from '../method.js';
 import { parseBlockId, parseBlockNumberOrTag, parseBoolean, parseHash, parseIndex } from '../validate.js';
@@ -8,11 +10,21 @@ import { parseBlockId, parseBlockNumberOrTag, parseBoolean, parseHash, parseInde
 /** Proof of stake has no uncles: a known block reports "0x0". */
 const NO_UNCLES = toQuantity(0);
 
+/** What geth's RPCMarshalBlock adds to RPCMarshalHeader: without them a block object is its header. */
+const BODY_FIELDS = ['transactions', 'uncles', 'withdrawals', 'size', 'totalDifficulty'];
+
+/** eth_getHeaderBy*: the block object as eth_getBlockBy* gives it, less the body's fields. */
+function headerOf(block: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (block === null) return null;
+  return Object.fromEntries(Object.entries(block).filter(([key]) => !BODY_FIELDS.includes(key)));
+}
+
 export const blockMethods: MethodTable = {
   eth_getBlockByNumber: method(
     [required(parseBlockNumberOrTag), optional(parseBoolean)],
     (ctx, [block, fullTransactions]) => {
       const { chain } = ctx.services;
+      if (isPending(block)) return pendingBlock(ctx, fullTransactions ?? false);
       const sel = blockSelectorOf(chain, block);
       return sel === null ? null : chain.getBlock(sel, fullTransactions ?? false);
     },
@@ -22,6 +34,15 @@ export const blockMethods: MethodTable = {
     ctx.services.chain.getBlock({ hash }, fullTransactions ?? false),
   ),
 
+  eth_getHeaderByNumber: method([required(parseBlockNumberOrTag)], (ctx, [block]) => {
+    const { chain } = ctx.services;
+    if (isPending(block)) return headerOf(pendingBlock(ctx, false));
+    const sel = blockSelectorOf(chain, block);
+    return sel === null ? null : headerOf(chain.getBlock(sel, false));
+  }),
+
+  eth_getHeaderByHash: method([required(parseHash)], (ctx, [hash]) => headerOf(ctx.services.chain.getBlock({ hash }, false))),
+
   eth_getBlockReceipts: method([required(parseBlockId)], (ctx, [block]) => {
     const { chain } = ctx.services;
     const sel = blockSelectorOf(chain, block);
@@ -30,6 +51,7 @@ export const blockMethods: MethodTable = {
 
   eth_getBlockTransactionCountByNumber: method([required(parseBlockNumberOrTag)], (ctx, [block]) => {
     const { chain } = ctx.services;
+    if (isPending(block)) return toQuantity(pendingTransactionCount(ctx));
     const sel = blockSelectorOf(chain, block);
     const count = sel === null ? null : chain.getBlockTransactionCount(sel);
     return count === null ? null : toQuantity(count);

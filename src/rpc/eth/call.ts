@@ -27,7 +27,7 @@ function checkChainId(ctx: RpcContext, call: ParsedCall): void {
 }
 
 /** Reverts become code 3 with the decoded reason and the raw data; halts become -32000 with geth's text. */
-function failure(result: CallResult | EstimateResult): Error {
+export function failure(result: CallResult | EstimateResult): Error {
   if (result.status === 'revert') return new ExecutionRevertedError(revertReason(result.output), toData(result.output));
   return new ExecutionError(result.error ?? 'execution halted');
 }

@@ -1,10 +1,14 @@
-// Fees: eth_gasPrice and eth_maxPriorityFeePerGas from the oracle, eth_feeHistory from the chain.
+// Fees: eth_gasPrice and eth_maxPriorityFeePerGas from the oracle, eth_feeHistory from the chain,
+// eth_blobBaseFee (the chain has no blobs: always the minimum).
 import { rpc } from '../../params.js';
 import { blockNumberOf } from '../block-tags.js';
 import { UnknownBlockError } from '../errors.js';
 import { toQuantity } from '../hex.js';
 import { method, optional, required, type MethodTable } from '../method.js';
 import { parseBlockCount, parseBlockNumberOrTag, parsePercentiles } from '../validate.js';
+
+/** EIP-4844's MIN_BASE_FEE_PER_BLOB_GAS: the blob base fee at excess blob gas 0. */
+const MIN_BLOB_BASE_FEE = 1n;
 
 interface FeeHistoryJson {
   oldestBlock: string;
@@ -17,6 +21,10 @@ export const feeMethods: MethodTable = {
   eth_gasPrice: method([], (ctx) => toQuantity(ctx.gasPrice.suggestGasPrice())),
 
   eth_maxPriorityFeePerGas: method([], (ctx) => toQuantity(ctx.gasPrice.suggestTipCap())),
+
+  // EIP-7516's BLOBBASEFEE: the chain carries no blobs, so its excess blob gas is always 0 and the
+  // blob base fee is EIP-4844's minimum, 1 wei (what geth answers on a chain whose blocks hold none).
+  eth_blobBaseFee: method([], () => toQuantity(MIN_BLOB_BASE_FEE)),
 
   eth_feeHistory: method(
     [required(parseBlockCount), required(parseBlockNumberOrTag), optional(parsePercentiles(rpc.maxFeeHistoryPercentiles))],

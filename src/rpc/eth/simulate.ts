@@ -1,7 +1,8 @@
 // eth_simulateV1 as geth serves it (docs/rpc.md, eth: execution): blocks after the given one, each
 // with block and state overrides, their calls run in order on one state; the answer is the
-// simulated blocks with their calls' status, return data, gas used, logs and errors. Run natively
-// on the exec lane (crates/svc-evm/src/call.rs, simulate).
+// simulated blocks with their calls' status, return data, gas used, logs and errors; with
+// traceTransfers, every ether move is also a Transfer log of the ERC-7528 ether address
+// (crates/svc-evm/src/transfer_logs.rs). Run natively on the exec lane (crates/svc-evm/src/call.rs).
 import { NativeError, type CallRequest, type SimulateBlockJs } from '../../native/index.js';
 import { stateBlockNumber } from '../block-tags.js';
 import { clip, InvalidParamsError, RpcError } from '../errors.js';
@@ -16,6 +17,7 @@ const MAX_BLOCKS = 256;
 interface SimulateOptions {
   blocks: SimulateBlockJs[];
   validation: boolean;
+  traceTransfers: boolean;
 }
 
 function objectOf(value: unknown, what: string): Record<string, unknown> {
@@ -28,7 +30,7 @@ function parseSimulateOptions(value: unknown): SimulateOptions {
   for (const key of Object.keys(o)) {
     if (!['blockStateCalls', 'validation', 'traceTransfers', 'returnFullTransactions'].includes(key)) throw new InvalidValueError(`unknown member "${clip(key)}"`);
   }
-  if (o.traceTransfers === true) throw new InvalidValueError('traceTransfers is not served: ETH transfers are not turned into logs');
+  if (o.traceTransfers !== undefined && o.traceTransfers !== null && typeof o.traceTransfers !== 'boolean') throw new InvalidValueError('traceTransfers must be a boolean');
   if (o.returnFullTransactions === true) throw new InvalidValueError('returnFullTransactions is not served: blocks list their calls as transaction hashes');
   if (o.validation !== undefined && o.validation !== null && typeof o.validation !== 'boolean') throw new InvalidValueError('validation must be a boolean');
   if (!Array.isArray(o.blockStateCalls)) throw new InvalidValueError('blockStateCalls must be an array');
@@ -55,7 +57,7 @@ function parseSimulateOptions(value: unknown): SimulateOptions {
     const combined = callOverrides(state, overrides);
     return { calls, ...(combined ? { overrides: combined } : {}) };
   });
-  return { blocks, validation: o.validation === true };
+  return { blocks, validation: o.validation === true, traceTransfers: o.traceTransfers === true };
 }
 
 export const simulateMethods: MethodTable = {
@@ -63,7 +65,7 @@ export const simulateMethods: MethodTable = {
     const { chain } = ctx.services;
     const n = stateBlockNumber(chain, block);
     try {
-      return new RawJson(await readStateAsync(n, () => chain.simulate(options.blocks, n, options.validation)));
+      return new RawJson(await readStateAsync(n, () => chain.simulate(options.blocks, n, options.validation, options.traceTransfers)));
     } catch (err) {
       if (err instanceof NativeError && err.code === 'SIMULATE') {
         const m = /^(-?\d+) ([\s\S]*)$/.exec(err.message);

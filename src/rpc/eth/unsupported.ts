@@ -3,7 +3,8 @@
 import { MethodNotSupportedError } from '../errors.js';
 import type { MethodTable, RpcMethod } from '../method.js';
 
-const NO_KEYS = 'the node holds no keys: sign in the wallet and send with eth_sendRawTransaction';
+/** Why the node signs nothing (eth_sendTransaction from an account impersonated on a devnet aside, src/rpc/dev.ts). */
+export const NO_KEYS = 'the node holds no keys: sign in the wallet and send with eth_sendRawTransaction';
 const NO_MINING = 'proof-of-stake chain: there is no proof-of-work mining';
 
 /** A method whose every call fails with -32004 and `why`. */
@@ -20,7 +21,6 @@ function notSupported(name: string, why: string): RpcMethod {
 const reasons: Record<string, string> = {
   eth_sign: NO_KEYS,
   eth_signTransaction: NO_KEYS,
-  eth_sendTransaction: NO_KEYS,
   eth_signTypedData: NO_KEYS,
   eth_signTypedData_v3: NO_KEYS,
   eth_signTypedData_v4: NO_KEYS,
@@ -30,7 +30,6 @@ const reasons: Record<string, string> = {
   eth_getWork: NO_MINING,
   eth_submitWork: NO_MINING,
   eth_submitHashrate: NO_MINING,
-  eth_blobBaseFee: 'the chain has no blob transactions',
   debug_getRawBlock:
     'a block also carries system-module messages, which the Ethereum block encoding has no place for; use debug_getRawHeader, eth_getRawTransactionByBlockNumberAndIndex and debug_getRawReceipts',
   eth_subscribe: 'subscriptions need a WebSocket connection; use the WebSocket endpoint',
