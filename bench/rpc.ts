@@ -4,6 +4,7 @@
 // viem does, meanwhile. Every figure of both peers comes from the same run with the same transfers.
 // Prints tables; asserts nothing.
 import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { encodeFunctionData, type Hex } from 'viem';
 import { NodeProcess } from '../test/support/node-process.js';
@@ -51,6 +52,7 @@ const USAGE = `usage: node dist/bench/rpc.js [options]   (npm run bench:rpc -- [
   --poll-ms <ms>            their polling interval (default 10)
   --block-time-ms <ms>      svc-node block time (default 1000, as npm start's devnet)
   --no-hardhat              measure svc-node alone
+  --blocks-out <file>       write the sustained run's blocks (number, transfers, ms, native timings) to this file, a JSON line each
   --help`;
 
 interface Peer {
@@ -92,6 +94,7 @@ async function main(): Promise<void> {
       'poll-ms': { type: 'string', default: '10' },
       'block-time-ms': { type: 'string', default: '1000' },
       'no-hardhat': { type: 'boolean', default: false },
+      'blocks-out': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -245,7 +248,10 @@ async function main(): Promise<void> {
       const clientCpu = process.cpuUsage(clientCpu0);
       const serverCpu = (cpuSeconds(peer.pid) ?? NaN) - (serverCpu0 ?? NaN);
       mine.sustainedCpu = { server: serverCpu / wall, client: (clientCpu.user + clientCpu.system) / 1e6 / wall, serverPerTx: (serverCpu / Math.max(1, mine.sustained.mined)) * 1e6 };
-      if (peer.name === 'svc-node') mine.sustainedBlocks = blockStats(produced.slice(firstBlock));
+      if (peer.name === 'svc-node') {
+        mine.sustainedBlocks = blockStats(produced.slice(firstBlock));
+        if (values['blocks-out']) writeFileSync(values['blocks-out'], produced.slice(firstBlock).map((b) => JSON.stringify(b)).join('\n') + '\n');
+      }
       const s = mine.sustained;
       progress(`${peer.name} sustained: ${s.mined}/${s.submitted} receipts in ${s.seconds.toFixed(2)} s = ${s.perSecond.toFixed(0)} tx/s, p99 ${s.latency.p99.toFixed(0)} ms`);
     }

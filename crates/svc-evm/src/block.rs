@@ -31,6 +31,13 @@ use crate::errors::{invalid_tx_text, ChainError};
 /// geth's MaximumExtraDataSize.
 pub const MAX_EXTRA_DATA: usize = 32;
 
+/// The most transactions a block may hold for the explorer's records of it to go into its own
+/// batch. Indexing a block costs about as much as executing it and writing its state together
+/// (`bench:rpc`, docs/performance.md): past this size that cost stays off the block path, and the
+/// background lane indexes the block just after its commit, so the explorer is one block behind
+/// the head for that time.
+pub const INLINE_INDEX_MAX_TXS: usize = 1_000;
+
 // The header rules live here, where the block is built; the app's proposal checks call them
 // through the addon (`headerProblem`, `blockTimeMs`), so TypeScript holds no copy.
 
@@ -413,25 +420,24 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
     let mut changes = to_state_changes(state.take_bundle().to_plain_state(OriginalValuesKnown::Yes));
     commit_records(&view, &mut changes, &req.app_writes)?;
     header.gas_used = gas_used;
-    // The explorer's index goes into this block's batch when it has every block before this one.
-    // Its records need the block's number, time and transactions but not its roots, so they are
-    // computed on a second thread while this one computes the state, transactions and receipts roots.
+    // The explorer's index goes into this block's batch when it has every block before this one and
+    // the block is small (INLINE_INDEX_MAX_TXS). Its records need the block's number, time and
+    // transactions but not its roots, so they are computed on a second thread while this one
+    // computes the state, transactions and receipts roots. A larger block is committed without them
+    // and indexed on the background lane right after (`Chain::index_stored_block`).
     let source = crate::index::ExplorerSource(store);
+    let inline_index = included_txs.len() <= INLINE_INDEX_MAX_TXS && svc_index::indexed_height(&source).map_err(crate::index::index_error)? == Some(ph.number);
     let index_header = header.clone();
     let (update, explorer_writes) = std::thread::scope(|s| {
-        let index = s.spawn(|| -> Result<_, ChainError> {
-            if svc_index::indexed_height(&source).map_err(crate::index::index_error)? == Some(ph.number) {
-                crate::index::block_writes(&source, &index_header, crate::index::parent_time(&parent), &included_txs, &body.senders, &receipts)
-            } else {
-                Ok(Vec::new())
-            }
+        let index = inline_index.then(|| {
+            s.spawn(|| crate::index::block_writes(&source, &index_header, crate::index::parent_time(&parent), &included_txs, &body.senders, &receipts))
         });
         let update = apply_changes(&view, ph.state_root, changes);
         let envelopes: Vec<TxEnvelope> = included_txs.iter().map(|t| t.envelope.clone()).collect();
         header.transactions_root = transactions_root(&envelopes);
         header.receipts_root = receipts_root(&receipts);
         header.logs_bloom = logs_bloom(&receipts);
-        (update, index.join().expect("the index thread does not panic"))
+        (update, index.map_or(Ok(Vec::new()), |i| i.join().expect("the index thread does not panic")))
     });
     let update = update?;
     let explorer_writes = explorer_writes?;

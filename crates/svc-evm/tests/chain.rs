@@ -322,6 +322,41 @@ fn the_explorer_index_is_written_with_each_block_and_a_backfill_rebuilds_the_sam
     assert_eq!(all(), inline);
 }
 
+#[test]
+fn a_block_past_the_inline_index_size_is_indexed_after_its_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..2).map(Key::new).collect();
+    let chain = open(dir.path(), &genesis(&keys));
+    let (a, b) = (&keys[0], &keys[1]);
+    let indexed = || {
+        let found = chain.store().service_scan("explorer", b"m/indexed", None, 1, false).unwrap();
+        found.first().filter(|(k, _)| k.as_slice() == b"m/indexed").map(|(_, v)| String::from_utf8(v.clone()).unwrap())
+    };
+    let transfers = |from: &Key, first: u64, n: usize| (0..n as u64).map(|i| from.tx1559(first + i, Some(keys[1].address), 1, vec![], 21_000)).collect::<Vec<_>>();
+
+    // At the limit the block's records are in its own batch.
+    let n = svc_evm::block::INLINE_INDEX_MAX_TXS;
+    chain.produce_block(request(&chain, transfers(a, 0, n), vec![a.address; n])).unwrap();
+    assert_eq!(indexed().as_deref(), Some("1"), "a block of {n} transactions is indexed as it is made");
+
+    // One more and the block is committed alone; the next (small) block waits for it too.
+    chain.produce_block(request(&chain, transfers(a, n as u64, n + 1), vec![a.address; n + 1])).unwrap();
+    assert_eq!(chain.head().unwrap().number(), 2);
+    assert_eq!(indexed().as_deref(), Some("1"), "a larger block leaves its records to the background lane");
+    chain.produce_block(request(&chain, vec![b.tx1559(0, Some(a.address), 1, vec![], 21_000)], vec![b.address])).unwrap();
+    assert_eq!(indexed().as_deref(), Some("1"), "a block is indexed inline only when the index has every block before it");
+    assert!(chain.index_stored_block(2).unwrap());
+    assert!(chain.index_stored_block(3).unwrap());
+    assert_eq!(indexed().as_deref(), Some("3"));
+    let history_of_a = chain.store().service_scan("explorer", &[b"a/".as_slice(), a.address.as_slice()].concat(), None, 100_000, false).unwrap();
+    let history_of_a = history_of_a.iter().filter(|(k, _)| k.starts_with(&[b"a/".as_slice(), a.address.as_slice()].concat())).count();
+    assert_eq!(history_of_a, 2 * n + 2, "every transaction a sent or received is in its history");
+
+    // A small block on a current index is inline again.
+    chain.produce_block(request(&chain, vec![b.tx1559(1, Some(a.address), 1, vec![], 21_000)], vec![b.address])).unwrap();
+    assert_eq!(indexed().as_deref(), Some("4"));
+}
+
 const MODULE: Address = Address::new([0x5e; 20]);
 
 fn record(key: &[u8], value: Option<&[u8]>) -> RecordWrite {
