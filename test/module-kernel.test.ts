@@ -256,6 +256,45 @@ describe('one root over EVM state and module records', () => {
   });
 });
 
+describe('the solo path and the ABCI steps make the same block', () => {
+  const nodes: Node[] = [];
+  after(() => {
+    for (const n of nodes) n.close();
+  });
+
+  /** Jobs the block lane has finished so far. */
+  const blockJobs = () => core.laneStats().find((l) => l.name === 'block')!.completed;
+
+  it('produceBlock runs one job on the block lane; prepare, process, finalize and commit run two; the blocks are equal', async () => {
+    const [solo, abci] = [new Node(), new Node()];
+    nodes.push(solo, abci);
+    for (const n of [solo, abci]) n.mempool.add(await delegateTx(10n ** 18n));
+    const coinbase = devGenesisValidators()[0]!.operator;
+    const template = { timestampMs: 1_900_000_001_000, coinbase, extraData: Buffer.alloc(0), maxTxs: 100, signers: [coinbase] };
+
+    // One crossing of the event loop for the solo driver's block: execute and write in one job.
+    const before = blockJobs();
+    const built = await solo.app.produceBlock(template);
+    assert.equal(blockJobs() - before, 1);
+
+    const between = blockJobs();
+    const proposal = abci.app.prepareProposal(template);
+    assert.deepEqual(await abci.app.processProposal(proposal), { accept: true });
+    await abci.app.finalizeBlock(proposal);
+    const committed = await abci.app.commit();
+    assert.equal(blockJobs() - between, 2);
+
+    assert.equal(built.produced.included.length, 1, 'the delegation is in the block');
+    assert.deepEqual(committed.produced.head, built.produced.head, 'same header, hash and roots either way');
+    assert.deepEqual(committed.produced.included, built.produced.included);
+    assert.equal(solo.mempool.size, 0, 'the pool moved to the block');
+    assert.equal(abci.mempool.size, 0);
+    // The modules moved to the block too: the next block on each is again the same.
+    const next = { ...template, timestampMs: template.timestampMs + 1000 };
+    assert.deepEqual((await solo.app.produceBlock(next)).produced.head, (await abci.app.produceBlock(next)).produced.head);
+  });
+});
+
 describe('the transaction precheck: one copy, in the core', () => {
   const nodes: Node[] = [];
   after(() => {

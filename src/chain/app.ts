@@ -77,6 +77,16 @@ export interface Proposal {
 
 export type ProposalVerdict = { accept: true } | { accept: false; reason: string };
 
+/** A block executed and sealed but not yet written: what commit() needs besides the native side's copy. */
+interface Finalized {
+  hash: Buffer;
+  refused: RejectedTx[];
+  supplyAfter: bigint;
+  minted: bigint;
+  burned: bigint;
+  queuedMs: number;
+}
+
 export interface BuiltBlock {
   produced: ProducedBlock;
   minted: bigint;
@@ -173,7 +183,7 @@ export class ChainApp {
   /** Transactions of the proposals being processed, decoded, by their raw bytes (latin1): a proposal may arrive again in new buffers (ABCI's FinalizeBlock after ProcessProposal). */
   private readonly decoded = new Map<string, DecodedTx>();
   /** The block finalizeBlock sealed, waiting for commit(). */
-  private finalized: { hash: Buffer; refused: RejectedTx[]; supplyAfter: bigint; minted: bigint; burned: bigint; queuedMs: number } | null = null;
+  private finalized: Finalized | null = null;
 
   /** The block being executed and committed, if any (see settled()). */
   private inFlight: Promise<void> | null = null;
@@ -338,8 +348,18 @@ export class ChainApp {
         this.abandon(err);
         throw err;
       }
-      await this.finalizeBlock(proposal);
-      return this.commit();
+      // One job on the block lane executes and writes the block: its answer crosses the event loop
+      // once, where FinalizeBlock then Commit (ABCI's two steps) would wait for it twice.
+      const committed = await this.finalizeBlock(proposal, { commit: true });
+      const finalized = this.finalized;
+      this.finalized = null;
+      if (!finalized) throw new Error('a block committed without its finalized record');
+      try {
+        return this.committed(finalized, committed);
+      } catch (err) {
+        this.abandon(err);
+        throw err;
+      }
     })();
     const done = run.then(
       () => undefined,
@@ -425,7 +445,7 @@ export class ChainApp {
    * transactions (decided by their module), the EVM transactions (natively), and seals the block;
    * resolves with its hash and state root. Nothing is written until commit().
    */
-  async finalizeBlock(p: Proposal): Promise<ProducedBlock> {
+  async finalizeBlock(p: Proposal, options: { commit?: boolean } = {}): Promise<ProducedBlock> {
     const { chain, modules } = this;
     const parent = chain.head();
     if (p.height !== parent.number + 1) throw new Error(`finalizeBlock of height ${p.height} on the head ${parent.number}`);
@@ -542,7 +562,7 @@ export class ChainApp {
         { module: KERNEL_OWNER, key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') },
         ...this.messagesRecord(p.messages),
       ];
-      const produced = await chain.finalizeBlock({
+      const request = {
         timestampMs: p.timestampMs,
         coinbase: p.coinbase,
         extraData: p.extraData,
@@ -557,7 +577,8 @@ export class ChainApp {
         messages: p.messages,
         ...(dormancy ? { dormancy } : {}),
         ...(dev.edits.length > 0 ? { accountEdits: dev.edits } : {}),
-      });
+      };
+      const produced = options.commit ? await chain.produceBlock(request) : await chain.finalizeBlock(request);
       this.finalized = { hash: produced.head.hash, refused, supplyAfter, minted, burned, queuedMs: produced.timings.queuedMs };
       return produced;
     } catch (err) {
@@ -573,20 +594,21 @@ export class ChainApp {
     this.finalized = null;
     try {
       const committed = await this.chain.commitBlock(finalized.hash);
-      const produced: ProducedBlock = {
-        ...committed,
-        rejected: [...committed.rejected, ...finalized.refused],
-        timings: { ...committed.timings, queuedMs: finalized.queuedMs + committed.timings.queuedMs },
-      };
-      this.supplyBeforeHeadBurn = finalized.supplyAfter;
-      this.modules.committed();
-      this.decoded.clear();
-      this.mempool.onBlock(produced);
-      return { produced, minted: finalized.minted, burned: finalized.burned };
+      return this.committed(finalized, { ...committed, timings: { ...committed.timings, queuedMs: finalized.queuedMs + committed.timings.queuedMs } });
     } catch (err) {
       this.abandon(err);
       throw err;
     }
+  }
+
+  /** The modules and the pool move to the block just written (`committed`, the finalized block's). */
+  private committed(finalized: Finalized, committed: ProducedBlock): BuiltBlock {
+    const produced: ProducedBlock = { ...committed, rejected: [...committed.rejected, ...finalized.refused] };
+    this.supplyBeforeHeadBurn = finalized.supplyAfter;
+    this.modules.committed();
+    this.decoded.clear();
+    this.mempool.onBlock(produced);
+    return { produced, minted: finalized.minted, burned: finalized.burned };
   }
 
   /** A block's messages split into dev messages (refused unless the chain is a devnet) and the modules'. */
