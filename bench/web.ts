@@ -37,11 +37,19 @@ async function main(): Promise<void> {
   const chain = await startExplorerActivity();
   const browser = await chromium.launch({ executablePath: values.chromium, args: ['--no-sandbox'] });
   try {
-    const pages: [string, string, string][] = [
+    const validators = (await (await fetch(`${chain.explorerUrl}/api/v1/network/validators`)).json()) as { data: { address: string }[] };
+    // A page is ready when its selector shows, or (null) when a heading is there and nothing is loading.
+    const pages: [string, string, string | null][] = [
       ['home', '/', '[aria-labelledby="latest-blocks"] tbody tr'],
       ['transaction', `/tx/${chain.tokenTransfer}`, '.log strong'],
       ['address', `/address/${chain.alice.address}`, '[aria-label="address transactions"] tbody tr'],
       ['token', `/token/${chain.token}`, '[aria-label="holders"] tbody tr'],
+      ['validator', `/validator/${validators.data[0]!.address}`, null],
+      ['governance', '/governance', null],
+      ['treasury', '/treasury', null],
+      ['bridge', '/bridge', null],
+      ['compute', '/compute', null],
+      ['user operations', '/user-operations', null],
     ];
     process.stdout.write(`${machineLine()}\n${loadLine('before')}\n\n`);
     process.stdout.write(`| page | cold loads | interactive p50 (ms) | max (ms) | DOMContentLoaded p50 (ms) | scripts | JavaScript gzip (KB) |\n|---|---|---|---|---|---|---|\n`);
@@ -57,7 +65,8 @@ async function main(): Promise<void> {
           if (r.resourceType() === 'script') seen.push(r.url());
         });
         await page.goto(`${chain.explorerUrl}${url}`);
-        await page.waitForSelector(ready, { timeout: 10_000 });
+        if (ready !== null) await page.waitForSelector(ready, { timeout: 10_000 });
+        else await page.waitForFunction(() => document.querySelector('h1, h2') !== null && document.querySelector('[aria-busy="true"]') === null, undefined, { timeout: 10_000 });
         interactive.push(await page.evaluate(() => performance.now()));
         dcl.push(await page.evaluate(() => (performance as unknown as { getEntriesByType(t: string): { domContentLoadedEventEnd: number }[] }).getEntriesByType('navigation')[0]!.domContentLoadedEventEnd));
         scripts = seen;

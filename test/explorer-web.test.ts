@@ -1,10 +1,11 @@
 // The explorer's web page against a devnet with activity, in headless Chromium (Debian's chromium,
 // driven by playwright-core): the server's answers for the page, its assets and API paths; every
-// page renders without console errors and without horizontal scroll at 390 px; search goes to a
-// block, a transaction, an address and a token; a new block appears on the home page without a
-// reload; register, sign out, sign in, watch an address, create an API key and sign out work; the
-// first load's JavaScript (gzip) and time to interactive are measured and printed. Screenshots of
-// every page are written to a folder under the OS temp dir (its path is printed).
+// page renders without console errors, without horizontal scroll and without a clipped table at
+// 390 px and 1280 px; search goes to a block, a transaction, an address and a token; a new block
+// appears on the home page without a reload; register, sign out, sign in, watch an address, create
+// an API key and sign out work; the first load's JavaScript (gzip) and time to interactive are
+// measured and printed. Screenshots of every page are written to a folder under the OS temp dir
+// (its path is printed).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { WEB_DIR } from '../src/explorer/web.js';
 import { HISTORY_TRANSFERS, startExplorerActivity, type ExplorerActivity } from './support/explorer-activity.js';
+import { clipped } from './support/layout.js';
 
 // The browser's globals, for the functions page.evaluate runs there (the project compiles without the DOM lib).
 declare const document: any;
@@ -22,6 +24,7 @@ declare const performance: { now(): number };
 
 const CHROMIUM = process.env['SVC_CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
 const SHOTS = path.join(os.tmpdir(), 'svc-explorer-web-screenshots');
 /** The issue's budgets for the first load. */
 const MAX_JS_GZIP_BYTES = 300 * 1024;
@@ -151,7 +154,7 @@ describe('first load', () => {
   });
 });
 
-describe('every page at 390 px: its data, no console errors, no horizontal scroll', () => {
+describe('every page at 390 px and 1280 px: its data, no console errors, no horizontal scroll, no clipped table', () => {
   const pages = (): [string, string, string][] => [
     ['home', '/', 'Latest blocks'],
     ['blocks', '/blocks', 'Base fee'],
@@ -170,6 +173,11 @@ describe('every page at 390 px: its data, no console errors, no horizontal scrol
     ['gas', '/gas', 'Propose'],
     ['account', '/account', 'Register'],
     ['search', '/search?q=T', 'Search: T'],
+    ['governance', '/governance', 'Proposals'],
+    ['treasury', '/treasury', 'Inflows'],
+    ['bridge', '/bridge', 'Withdrawals'],
+    ['compute', '/compute', 'Approved models'],
+    ['user-operations', '/user-operations', 'User operations'],
     ['not-found', '/no-such-page', 'Not found'],
   ];
 
@@ -182,7 +190,22 @@ describe('every page at 390 px: its data, no console errors, no horizontal scrol
       assert.deepEqual(alerts, [], `${url} shows errors`);
       const scrollWidth = await page.evaluate(() => document.scrollingElement.scrollWidth);
       assert.ok(scrollWidth <= PHONE.width, `${url} is ${scrollWidth} px wide`);
+      assert.deepEqual(await clipped(page, false), [], `${url} at ${PHONE.width} px`);
       await shot(page, name);
+    }
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  it(`renders each page at ${DESKTOP.width} px: every table fits its box, no horizontal scroll`, async () => {
+    const { page, errors } = await phonePage(await browser.newContext({ viewport: DESKTOP }));
+    for (const [name, url, text] of pages()) {
+      await page.goto(`${base}${url}`);
+      await settled(page, text);
+      const scrollWidth = await page.evaluate(() => document.scrollingElement.scrollWidth);
+      assert.ok(scrollWidth <= DESKTOP.width, `${url} is ${scrollWidth} px wide`);
+      assert.deepEqual(await clipped(page, true), [], `${url} at ${DESKTOP.width} px`);
+      await shot(page, `${name}-desktop`);
     }
     assert.deepEqual(errors, []);
     await page.context().close();
@@ -242,6 +265,12 @@ describe('every page at 390 px: its data, no console errors, no horizontal scrol
 describe('paging', () => {
   it("an address's history a page at a time, each page with its own URL", async () => {
     const { page, errors } = await phonePage();
+    // Slow answers for the history (as a loaded server gives): a page moved to another cursor must
+    // show "Loading…" until its own rows come, never the rows of the page it came from.
+    await page.route('**/api/v1/addresses/*/transactions?*', async (route) => {
+      await new Promise((r) => setTimeout(r, 400));
+      await route.continue();
+    });
     await page.goto(`${base}/address/${chain.alice.address}`);
     await settled(page, 'Token balances');
     const rows = page.locator('[aria-label="address transactions"] tbody tr');

@@ -298,7 +298,7 @@ describe('Envelope and OpenAPI', () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     assert.equal(doc.openapi, '3.1.0');
     const operations = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
-    assert.equal(operations, 82);
+    assert.equal(operations, 89);
     for (const [p, ops] of Object.entries(doc.paths)) {
       if (!('get' in ops) || p.includes('{') || p.startsWith('/auth') || p.startsWith('/watchlist') || p.startsWith('/api-keys')) continue;
       const res = await fetch(`${base}${p}`);

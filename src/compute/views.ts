@@ -8,7 +8,7 @@ import type { NodeCompute } from './index.js';
 import { checksumAddress } from '../chain/address.js';
 import { epochOfHeight } from '../modules/staking/epoch.js';
 import { inferenceMinersShareBps } from '../modules/staking/rewards.js';
-import type { MinerRecord, ProofRecord, TaskRecord } from '../modules/compute/types.js';
+import type { ApprovedModelRecord, MinerRecord, ProofRecord, TaskRecord } from '../modules/compute/types.js';
 
 /** How an edge writes the numbers of a view. */
 export interface ViewStyle {
@@ -197,5 +197,40 @@ export function computeStats(services: { chain: Chain; app: ChainApp; compute: N
         ? { threads: pow.threads, hashes: pow.hashes.toString(), seconds: pow.seconds, hashrate: Math.round(pow.hashrate).toString(), sharesFound: pow.sharesFound }
         : null,
     },
+  };
+}
+
+/** A model of the chain's registry as svc_getApprovedModels shows it (docs/compute.md). */
+export interface ApprovedModelView {
+  id: string;
+  tier: string;
+  dims: number;
+  /** approved: proofs accepted; retiring: accepted until refusedFromBlock; retired: refused. */
+  status: 'approved' | 'retiring' | 'retired';
+  refusedFromBlock: number | null;
+  approvedAtBlock: number;
+  /** The governance proposal that approved (or last re-pinned) it; null for genesis models. */
+  approvedBy: number | null;
+  /** The pinned files (SHA-256 as lower-case hex, size in bytes); null where the inference registry pins them. */
+  files: { name: 'model.safetensors' | 'tokenizer.json'; sha256: string; size: number }[] | null;
+  pinnedBy: 'governance' | 'registry';
+}
+
+export function approvedModelView(r: ApprovedModelRecord, approved: boolean): ApprovedModelView {
+  return {
+    id: r.id,
+    tier: r.tier,
+    dims: r.dims,
+    status: !approved ? 'retired' : r.refusedFromHeight !== undefined ? 'retiring' : 'approved',
+    refusedFromBlock: r.refusedFromHeight ?? null,
+    approvedAtBlock: r.approvedAtHeight,
+    approvedBy: r.approvedBy ?? null,
+    files: r.files
+      ? [
+          { name: 'model.safetensors', sha256: r.files.weights.sha256, size: r.files.weights.size },
+          { name: 'tokenizer.json', sha256: r.files.tokenizer.sha256, size: r.files.tokenizer.size },
+        ]
+      : null,
+    pinnedBy: r.files ? 'governance' : 'registry',
   };
 }

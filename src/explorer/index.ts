@@ -21,10 +21,12 @@ import { bridgeRoutes } from './routes/bridge.js';
 import { healthRoutes } from './routes/health.js';
 import { leaderboardRoutes } from './routes/leaderboard.js';
 import { networkRoutes } from './routes/network.js';
+import { systemModuleRoutes } from './routes/modules.js';
 import { searchRoutes } from './routes/search.js';
 import { statsRoutes } from './routes/stats.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { transactionRoutes } from './routes/transactions.js';
+import { userOperationRoutes } from './routes/user-operations.js';
 import { startExplorerServer, type ExplorerServer } from './server.js';
 import { WebPage, WEB_DIR } from './web.js';
 
@@ -32,11 +34,13 @@ import { WebPage, WEB_DIR } from './web.js';
 export const PUBLIC_ROUTES: RouteModule[] = [
   blockRoutes,
   transactionRoutes,
+  userOperationRoutes,
   addressRoutes,
   contractsRoutes,
   tokenRoutes,
   analyticsRoutes,
   networkRoutes,
+  systemModuleRoutes,
   statsRoutes,
   gasOracleRoutes,
   leaderboardRoutes,

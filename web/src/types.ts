@@ -165,3 +165,119 @@ export interface SearchHit {
   blockNumber?: number;
   token?: Token;
 }
+
+// ---- governance and the treasury (/governance/*, /treasury) ----
+
+export type ProposalContent =
+  | { changes: { name: string; currentValue: string | null; newValue: string; unit: string | null }[] }
+  | { modelId: string; tier?: string; dims?: number; weights?: { sha256: string; size: number }; tokenizer?: { sha256: string; size: number } }
+  | { recipient: string; amount: string; vestingEpochs: number }
+  | Record<string, never>;
+
+export interface Proposal {
+  id: number;
+  kind: 'parameter-change' | 'model-approval' | 'model-retirement' | 'treasury-spend' | 'text';
+  title: string;
+  description?: string;
+  proposer: string;
+  status: string;
+  content: ProposalContent;
+  submitBlock: number;
+  submitTime: number;
+  depositEndTime: number;
+  totalDeposit: string;
+  minDeposit: string;
+  depositors: number;
+  votingStartBlock: number | null;
+  votingStartTime: number | null;
+  votingEndTime: number | null;
+  tally: {
+    yes: string;
+    abstain: string;
+    no: string;
+    noWithVeto: string;
+    totalVoted: string;
+    bonded: string | null;
+    final: boolean;
+    percentages: { yes: number; abstain: number; no: number; noWithVeto: number };
+    turnout: number | null;
+  };
+  rules: { quorum: number; threshold: number; vetoThreshold: number };
+  voters: number;
+  finalBlock: number | null;
+  finalTime: number | null;
+  deposits: 'refunded' | 'burned' | null;
+  execution: { block: number; result: string; detail: string; appliesAtEpoch: number | null } | null;
+}
+
+export interface ProposalVote {
+  voter: string;
+  option: string;
+  block: number;
+}
+
+export interface ProposalDeposit {
+  depositor: string;
+  amount: string;
+}
+
+export interface GovernanceParams {
+  blockNumber: number;
+  epoch: number;
+  params: { name: string; value: string; min: string; max: string; unit: string; pending: { proposalId: number; value: string; appliesAtEpoch: number }[] }[];
+}
+
+export interface Treasury {
+  address: string;
+  balance: string;
+  inflows: Record<string, string>;
+  totalInflows: string;
+  outflows: Record<string, string>;
+  totalOutflows: string;
+  pendingSpends: { proposalId: number; recipient: string; amount: string; paid: string; parts: number; partsPaid: number; nextEpoch: number }[];
+  pendingSpendsTotal: string;
+  spendsPaid: number;
+  blockNumber: number;
+}
+
+// ---- the bridge (/bridge/*) ----
+
+export interface BridgeStatus {
+  active: boolean;
+  validatorCount: number;
+  threshold: number;
+  totalDeposits: number;
+  totalWithdrawals: number;
+  pendingDeposits: number;
+  pendingWithdrawals: number;
+  totalValueLocked: string;
+  externalChainId: number | null;
+  contract: string | null;
+  confirmations: number | null;
+}
+
+export interface BridgeDeposit {
+  nonce: number;
+  status: 'pending' | 'minted';
+  mintedAt: number | null;
+  token: string | null;
+  sender: string | null;
+  recipient: string | null;
+  amount: string | null;
+  attestations: { content: string; token: string; sender: string; recipient: string; amount: string; attesters: string[] }[];
+}
+
+export interface BridgeWithdrawal {
+  id: number;
+  status: 'signing' | 'ready' | 'released';
+  token: string;
+  from: string;
+  recipient: string;
+  amount: string;
+  burnedAt: number;
+  readyAt: number | null;
+  releasedAt: number | null;
+  digest: string;
+  signatures: { validator: string; signature: string }[];
+  releaseAttesters: string[];
+}

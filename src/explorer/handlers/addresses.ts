@@ -1,22 +1,20 @@
 // Addresses: chain state at the head plus the index's history of the address.
-import { ENTRY_POINT_VERSIONS, USER_OPERATION_EVENT } from '../../chain/user-operation-events.js';
 import { toAddress } from '../../modules/kernel/module.js';
 import type { AccountRentInfo } from '../../modules/rent/types.js';
-import { rpc as rpcParams } from '../../params.js';
+import { rpc as rpcParams, system } from '../../params.js';
 import type { Handler } from '../definition.js';
 import type { AddressRole, InternalTxRecord } from '../indexer/records.js';
 import { decodeCursor, encodeCursor, keysetPage, PAGE } from '../pagination.js';
 import type { Entry } from '../store.js';
 import { be, readBe } from '../store.js';
-import { addr, internalTxView, logView, num, refuseIndexedBalances, tokenView, transferView, txSummaryView, userOperationView } from '../views.js';
+import { addr, internalTxView, logView, refuseIndexedBalances, tokenView, transferView, txSummaryView } from '../views.js';
+import { userOperationPage } from './user-operations.js';
 
 const bytesOf = (a: string) => Buffer.from(a.slice(2), 'hex');
 const rentFields = ({ address: _a, ...fields }: AccountRentInfo) => fields;
 const limitOf = (q: Record<string, unknown>) => (q.limit as number | undefined) ?? PAGE.defaultLimit;
 /** Blocks one page of logs looks through before it stops short. */
 const LOG_SCAN_BLOCKS = 10_000;
-const USER_OPERATION_TOPIC = Buffer.from(USER_OPERATION_EVENT.slice(2), 'hex');
-const ENTRY_POINT_KEYS = ENTRY_POINT_VERSIONS.map((e) => bytesOf(e.address));
 
 export const addressHandlers: Record<string, Handler> = {
   getAddress: ({ params }, { node, indexes }) => {
@@ -42,8 +40,9 @@ export const addressHandlers: Record<string, Handler> = {
       validator: validator ? { moniker: validator.moniker, status: validator.status, stake: validator.tokens.toString() } : null,
       transactions: counters?.transactions ?? 0,
       tokenTransfers: counters?.tokenTransfers ?? 0,
-      // svc_getAccountRentInfo's fields (docs/rent.md), and whether the account is exempt.
-      rent: { ...rentFields(app.rent.info(toAddress(key), app.staking.state.currentEpoch)), exempt: app.rent.isExempt(toAddress(key)) },
+      // svc_getAccountRentInfo's fields (docs/rent.md), whether the account is exempt, and the rent
+      // module that takes payRent(account) and reactivate(account).
+      rent: { ...rentFields(app.rent.info(toAddress(key), app.staking.state.currentEpoch)), exempt: app.rent.isExempt(toAddress(key)), module: addr(system.rentAddress) },
     };
   },
 
@@ -167,49 +166,6 @@ export const addressHandlers: Record<string, Handler> = {
     };
   },
 
-  getAddressUserOperations: async ({ params, query }, { node }) => {
-    const { chain } = node;
-    const sender = Buffer.concat([Buffer.alloc(12), bytesOf(params.address as string)]);
-    const cursor = decodeCursor(query.cursor as string | undefined);
-    const limit = limitOf(query);
-    const head = chain.head().number;
-    // As eth_getUserOperationReceipt: the genesis EntryPoints' UserOperationEvent logs whose topic 2
-    // is the sender, through the native log query (header blooms, then receipts), newest first,
-    // back at most rpc.userOperationLookbackBlocks blocks from the head. The cursor is the (block, log index) of the last one shown.
-    const lowest = Math.max(0, head - rpcParams.userOperationLookbackBlocks + 1);
-    let upper = cursor ? readBe(Buffer.from(cursor.after, 'hex').subarray(0, 8)) : head;
-    const lastShown = cursor ? readBe(Buffer.from(cursor.after, 'hex').subarray(8)) : Number.MAX_SAFE_INTEGER;
-    const items: Record<string, unknown>[] = [];
-    while (items.length < limit && upper >= lowest) {
-      const lower = Math.max(lowest, upper - rpcParams.maxLogBlockRange + 1);
-      const found = await chain.getLogs({
-        fromBlock: lower,
-        toBlock: upper,
-        addresses: ENTRY_POINT_KEYS,
-        topics: [[USER_OPERATION_TOPIC], null, [sender]],
-        limit: rpcParams.maxLogResults,
-      });
-      const logs = (found.logs as Record<string, unknown>[])
-        .filter((l) => cursor === undefined || num(l.blockNumber) < upper || (num(l.blockNumber) === upper && num(l.logIndex) < lastShown))
-        .reverse();
-      for (const l of logs) {
-        if (items.length >= limit) break;
-        items.push({
-          ...userOperationView(l as { address: string; topics: string[]; data: string }),
-          transactionHash: l.transactionHash,
-          blockNumber: num(l.blockNumber),
-          logIndex: num(l.logIndex),
-        });
-      }
-      if (items.length >= limit) break;
-      upper = lower - 1;
-    }
-    const last = items[items.length - 1];
-    const more = last !== undefined && (items.length === limit || upper >= lowest);
-    return {
-      items,
-      next: more ? encodeCursor({ after: Buffer.concat([be(last.blockNumber as number, 8), be(last.logIndex as number, 4)]).toString('hex'), direction: 'older' }) : null,
-      prev: null,
-    };
-  },
+  // The same page as /user-operations, of the operations whose sender (topic 2) is the address.
+  getAddressUserOperations: ({ params, query }, { node }) => userOperationPage(node.chain, params.address as string, query.cursor as string | undefined, limitOf(query)),
 };

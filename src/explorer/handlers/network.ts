@@ -4,6 +4,7 @@ import { blockTimeMs, epochDurationMs } from '../../chain/block-time.js';
 import { packageVersion } from '../../version.js';
 import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/kernel/module.js';
+import { minSignedPerWindow, uptimeBps, windowMisses } from '../../modules/staking/liveness.js';
 import type { ScoreBreakdown } from '../../modules/staking/score.js';
 import type { ValidatorView } from '../../modules/staking/types.js';
 import type { ExplorerServices, Handler, Schema } from '../definition.js';
@@ -88,6 +89,26 @@ export const networkHandlers: Record<string, Handler> = {
       .delegationsTo(v.address)
       .sort((a, b) => (a.amount === b.amount ? (a.delegator < b.delegator ? -1 : 1) : a.amount > b.amount ? -1 : 1))
       .map((d) => ({ delegator: addr(d.delegator), stake: d.amount.toString(), shares: d.shares.toString(), pendingRewards: d.pendingRewards.toString() }));
+  },
+
+  getValidatorSigningWindow: ({ params }, services) => {
+    const v = validatorOrThrow(services, params.address);
+    const { staking } = services.node.app;
+    const w = staking.state.signingWindow(v.address)!;
+    const misses = windowMisses(w);
+    const missed = misses.filter((m) => m).length;
+    const minSigned = minSignedPerWindow(staking.params);
+    return {
+      address: addr(v.address),
+      windowSize: staking.params.signedBlocksWindow,
+      counted: misses.length,
+      signed: misses.length - missed,
+      missed,
+      minSignedPerWindow: minSigned,
+      maxMissedPerWindow: staking.params.signedBlocksWindow - minSigned,
+      uptime: percent(uptimeBps(w, w.size)),
+      blocks: misses.map((m) => (m ? 'missed' : 'signed')),
+    };
   },
 
   getEpoch: (_input, { node }) => {

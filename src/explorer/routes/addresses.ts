@@ -32,6 +32,7 @@ const definitions: RouteDef[] = [
             currentEpoch: { type: 'integer' },
             reactivationFee: { type: 'string' },
             exempt: { type: 'boolean' },
+            module: { type: 'string', description: 'the rent module: payRent(account) and reactivate(account) go to it' },
           },
         },
       },

@@ -2,7 +2,7 @@
 // accepted proofs and decided spot-checks (docs/compute.md).
 import type { RouteDef, RouteModule } from '../definition.js';
 import { computeHandlers, minerSchema, proofSchema, taskSchema } from '../handlers/compute.js';
-import { schemas } from '../validate.js';
+import { pageParams, pageSchema, schemas } from '../validate.js';
 
 const definitions: RouteDef[] = [
   {
@@ -13,6 +13,54 @@ const definitions: RouteDef[] = [
     summary: 'Compute totals: approved models (tier, dims, served here, tasks), tasks, proofs, spot-checks, FLOPs, rewards paid, miners, proof-of-work.',
     auth: 'public',
     response: { type: 'object' },
+  },
+  {
+    id: 'getComputeModels',
+    method: 'GET',
+    path: '/compute/models',
+    category: 'Compute',
+    summary: "The chain's model registry as svc_getApprovedModels answers it: each model's tier, dims, status (approved, retiring, retired), approval block and proposal, pinned files.",
+    auth: 'public',
+    response: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          tier: { type: 'string' },
+          dims: { type: 'integer' },
+          status: { type: 'string', enum: ['approved', 'retiring', 'retired'] },
+          refusedFromBlock: { type: ['integer', 'null'] },
+          approvedAtBlock: { type: 'integer' },
+          approvedBy: { type: ['integer', 'null'], description: 'the governance proposal; null for genesis models' },
+          files: {
+            type: ['array', 'null'],
+            items: { type: 'object', properties: { name: { type: 'string' }, sha256: { type: 'string' }, size: { type: 'integer' } } },
+          },
+          pinnedBy: { type: 'string', enum: ['governance', 'registry'] },
+        },
+      },
+    },
+  },
+  {
+    id: 'listComputeTasks',
+    method: 'GET',
+    path: '/compute/tasks',
+    category: 'Compute',
+    summary: 'Open inference tasks (pending or assigned, public and challenge), newest first; a completed task is reached through its proof.',
+    auth: 'public',
+    params: [...pageParams],
+    response: pageSchema(taskSchema),
+  },
+  {
+    id: 'listComputeProofs',
+    method: 'GET',
+    path: '/compute/proofs',
+    category: 'Compute',
+    summary: "Accepted inference proofs, newest block first, with their spot-check state, all or one miner's; each page looks through at most 5,000 blocks (follow `next`).",
+    auth: 'public',
+    params: [...pageParams, { name: 'miner', in: 'query', description: "only this miner's proofs", schema: schemas.address }],
+    response: pageSchema(proofSchema),
   },
   {
     id: 'getComputeMiner',

@@ -37,6 +37,30 @@ const definitions: RouteDef[] = [
     response: { type: 'array', items: { type: 'object' } },
   },
   {
+    id: 'getValidatorSigningWindow',
+    method: 'GET',
+    path: '/network/validators/{address}/signing-window',
+    category: 'Network',
+    summary:
+      "A validator's downtime window (Cosmos x/slashing's signing window): the blocks counted in it, oldest first, each signed or missed, the totals, and how many it must sign per window.",
+    auth: 'public',
+    params: [validator],
+    response: {
+      type: 'object',
+      properties: {
+        address: { type: 'string' },
+        windowSize: { type: 'integer', description: 'staking.signedBlocksWindow' },
+        counted: { type: 'integer', description: 'blocks counted in the window so far (at most windowSize)' },
+        signed: { type: 'integer' },
+        missed: { type: 'integer' },
+        minSignedPerWindow: { type: 'integer', description: 'signing fewer over a full window is downtime (slash and jail)' },
+        maxMissedPerWindow: { type: 'integer' },
+        uptime: { type: 'number', description: 'signed share of the counted blocks, percent (the validator view\'s uptime)' },
+        blocks: { type: 'array', description: 'the counted blocks, oldest first', items: { type: 'string', enum: ['signed', 'missed'] } },
+      },
+    },
+  },
+  {
     id: 'getEpoch',
     method: 'GET',
     path: '/network/epoch',

@@ -48,6 +48,7 @@ import {
   type LedgerRecord,
   type LedgerResult,
   type Payout,
+  type SigningWindow,
   type Refusal,
   type StakeInfo,
   type StakingTotals,
@@ -541,6 +542,12 @@ export class StakingLedger {
   validator(address: Address): ValidatorView | undefined {
     const v = this.state.validators.get(address);
     return v ? this.view(v) : undefined;
+  }
+
+  /** A validator's downtime window as recorded (a copy), or undefined for an unknown address. */
+  signingWindow(address: Address): SigningWindow | undefined {
+    const v = this.state.validators.get(address);
+    return v ? { ...v.window, bitmap: Uint8Array.from(v.window.bitmap) } : undefined;
   }
 
   /** Every validator, by address. */

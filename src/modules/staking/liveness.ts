@@ -58,3 +58,14 @@ export function uptimeBps(window: SigningWindow, size: number): number {
   if (counted === 0) return 10_000;
   return Math.floor(((counted - window.missed) * 10_000) / counted);
 }
+
+/** The counted blocks of the window, oldest first: true where the block was missed (at most `size`). */
+export function windowMisses(window: SigningWindow): boolean[] {
+  const counted = Math.min(window.index, window.size);
+  const out: boolean[] = [];
+  for (let k = window.index - counted; k < window.index; k++) {
+    const pos = k % window.size;
+    out.push((window.bitmap[pos >> 3]! & (1 << (pos & 7))) !== 0);
+  }
+  return out;
+}

@@ -17,55 +17,27 @@ import {
   type Hex,
 } from 'viem';
 import { entryPoint06Abi, entryPoint07Abi, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
-import { parseAddress } from '../../chain/address.js';
 import {
   decodeUserOperationEvent,
   ENTRY_POINT_VERSIONS as entryPoints,
   entryPointVersion,
-  USER_OPERATION_EVENT,
+  findUserOperationEvent,
+  userOperationExecutionLogs as executionLogs,
   type EntryPointVersion as Version,
+  type UserOperationLog,
 } from '../../chain/user-operation-events.js';
-import { rpc } from '../../params.js';
 import { method, required, type MethodTable, type RpcContext } from '../method.js';
 import { parseHash } from '../validate.js';
 
-const BEFORE_EXECUTION = toEventSelector('BeforeExecution()');
 const USER_OPERATION_REVERT_REASON = toEventSelector(
   'UserOperationRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason)',
 );
 const POST_OP_REVERT_REASON = toEventSelector('PostOpRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason)');
 
-interface RpcLog {
-  address: Hex;
-  topics: Hex[];
-  data: Hex;
-  blockNumber: Hex;
-  blockHash: Hex;
-  transactionHash: Hex;
-  logIndex: Hex;
-  [key: string]: unknown;
-}
+type RpcLog = UserOperationLog;
 
-/** The newest UserOperationEvent of `hash` emitted by a genesis EntryPoint, or null. */
-async function findEvent(ctx: RpcContext, hash: Buffer): Promise<RpcLog | null> {
-  const { chain } = ctx.services;
-  const head = chain.head().number;
-  const lowest = Math.max(0, head - rpc.userOperationLookbackBlocks + 1);
-  const window = rpc.maxLogBlockRange;
-  for (let toBlock = head; toBlock >= lowest; toBlock -= window) {
-    const fromBlock = Math.max(lowest, toBlock - window + 1);
-    const found = await chain.getLogs({
-      fromBlock,
-      toBlock,
-      addresses: entryPoints.map((e) => parseAddress(e.address)),
-      topics: [[Buffer.from(USER_OPERATION_EVENT.slice(2), 'hex')], [hash]],
-      limit: 16,
-    });
-    const logs = found.logs as unknown as RpcLog[];
-    if (logs.length > 0) return logs[logs.length - 1]!;
-  }
-  return null;
-}
+/** The newest UserOperationEvent of `hash` (the rule the explorer's user-operation page shares). */
+const findEvent = (ctx: RpcContext, hash: Buffer) => findUserOperationEvent(ctx.services.chain, hash);
 
 function versionOf(address: Hex): Version {
   // findEvent asks only the genesis EntryPoints for logs.
@@ -154,26 +126,6 @@ async function userOperationByHash(ctx: RpcContext, hash: Buffer): Promise<Recor
     };
   }
   return null;
-}
-
-/**
- * The logs of one operation's execution: after BeforeExecution or the previous operation's
- * UserOperationEvent, before its own event (the reference bundler's rule, except that an earlier
- * operation's event in the same bundle still moves the start once BeforeExecution was seen).
- */
-function executionLogs(logs: RpcLog[], event: RpcLog): RpcLog[] {
-  const sameAddress = (l: RpcLog) => l.address.toLowerCase() === event.address.toLowerCase();
-  let start = -1;
-  for (let i = 0; i < logs.length; i++) {
-    const l = logs[i]!;
-    if (!sameAddress(l)) continue;
-    if (l.topics[0] === BEFORE_EXECUTION) start = i;
-    else if (l.topics[0] === USER_OPERATION_EVENT) {
-      if (l.logIndex === event.logIndex) return logs.slice(start + 1, i);
-      start = i;
-    }
-  }
-  return [];
 }
 
 async function userOperationReceipt(ctx: RpcContext, hash: Buffer): Promise<Record<string, unknown> | null> {

@@ -5,8 +5,8 @@ import { decodeFunctionData, type Hex as ViemHex } from 'viem';
 import { checksumAddress } from '../../chain/address.js';
 import { COMPUTE_ABI, publicTaskId } from '../../modules/compute/module.js';
 import { epochStartHeight } from '../../modules/staking/epoch.js';
-import { computeStats, headEpoch, minerStatus, minerView, proofView, taskView, type ViewStyle } from '../../compute/views.js';
-import type { Address, ApprovedModelRecord, MinerRecord, ProofRecord, TaskRecord } from '../../modules/compute/types.js';
+import { approvedModelView, computeStats, headEpoch, minerStatus, minerView, proofView, taskView, type ViewStyle } from '../../compute/views.js';
+import type { Address, MinerRecord, ProofRecord, TaskRecord } from '../../modules/compute/types.js';
 import type { TaskJson } from '../../modules/compute/wire.js';
 import { system } from '../../params.js';
 import { ComputeInputError, ComputeRejectedError } from '../../compute/intake.js';
@@ -54,41 +54,6 @@ async function intakeAnswer<T>(answer: Promise<T>): Promise<T> {
     if (err instanceof ComputeInputError) throw new InvalidParamsError(err.message, { cause: err });
     throw err;
   }
-}
-
-/** A model of the chain's registry as svc_getApprovedModels shows it (docs/compute.md). */
-export interface ApprovedModelView {
-  id: string;
-  tier: string;
-  dims: number;
-  /** approved: proofs accepted; retiring: accepted until refusedFromBlock; retired: refused. */
-  status: 'approved' | 'retiring' | 'retired';
-  refusedFromBlock: number | null;
-  approvedAtBlock: number;
-  /** The governance proposal that approved (or last re-pinned) it; null for genesis models. */
-  approvedBy: number | null;
-  /** The pinned files (SHA-256 as lower-case hex, size in bytes); null where the inference registry pins them. */
-  files: { name: 'model.safetensors' | 'tokenizer.json'; sha256: string; size: number }[] | null;
-  pinnedBy: 'governance' | 'registry';
-}
-
-export function approvedModelView(r: ApprovedModelRecord, approved: boolean): ApprovedModelView {
-  return {
-    id: r.id,
-    tier: r.tier,
-    dims: r.dims,
-    status: !approved ? 'retired' : r.refusedFromHeight !== undefined ? 'retiring' : 'approved',
-    refusedFromBlock: r.refusedFromHeight ?? null,
-    approvedAtBlock: r.approvedAtHeight,
-    approvedBy: r.approvedBy ?? null,
-    files: r.files
-      ? [
-          { name: 'model.safetensors', sha256: r.files.weights.sha256, size: r.files.weights.size },
-          { name: 'tokenizer.json', sha256: r.files.tokenizer.sha256, size: r.files.tokenizer.size },
-        ]
-      : null,
-    pinnedBy: r.files ? 'governance' : 'registry',
-  };
 }
 
 export const computeMethods: MethodTable = {

@@ -6,8 +6,54 @@ import { api, signedIn, withQuery, type Page } from '../api.js';
 import { AddressLink, BlockLink, Count, Eth, Facts, Loading, Pager, Section, Table, TokenAmount } from '../components.js';
 import { useApi } from '../hooks.js';
 import type { AddressInfo, Counters, Token, TokenTransfer, TxItem } from '../types.js';
+import { RentActions } from '../wallet/actions.js';
 import { TxTable } from './lists.js';
 import { TransferTable } from './tx.js';
+import { AddressUserOperations } from './user-operations.js';
+
+/** The rent facts of /addresses/{address} (svc_getAccountRentInfo's fields, docs/rent.md). */
+interface Rent {
+  storageDeposit: string;
+  storageSlotCount: number;
+  lastActiveEpoch: number;
+  isDormant: boolean;
+  rentOwed: string;
+  currentEpoch: number;
+  reactivationFee: string;
+  exempt: boolean;
+  module: string;
+}
+
+/** The account's storage rent: deposit, slots, rent owed, dormancy, and how to reactivate or pay. */
+function RentSection({ address, rent }: { address: string; rent: Rent }) {
+  const toReactivate = (BigInt(rent.reactivationFee) + BigInt(rent.rentOwed)).toString();
+  return (
+    <Section title="Storage rent" id="rent">
+      <Facts
+        rows={[
+          ['State', rent.exempt ? <span class="badge good">exempt</span> : rent.isDormant ? <span class="badge bad">dormant</span> : <span class="badge good">active</span>],
+          ['Storage deposit', <Eth wei={rent.storageDeposit} />],
+          ['Storage slots', <Count n={rent.storageSlotCount} />],
+          ['Rent owed', <Eth wei={rent.rentOwed} />],
+          ['Last active epoch', <Count n={rent.lastActiveEpoch} />],
+          ['Current epoch', <Count n={rent.currentEpoch} />],
+          ['Reactivation fee', <Eth wei={rent.reactivationFee} />],
+        ]}
+      />
+      {rent.isDormant ? (
+        <p data-reactivate>
+          Dormant: transactions and calls to it are refused; its storage and balance are kept. Anyone can bring it back by calling <span class="mono">reactivate({address})</span> on the rent module{' '}
+          <AddressLink address={rent.module} label={rent.module} /> with at least the reactivation fee plus the rent owed: <Eth wei={toReactivate} /> now (the rent owed grows each epoch).
+        </p>
+      ) : rent.exempt ? null : (
+        <p class="muted">
+          Rent owed is paid with <span class="mono">payRent({address})</span> on the rent module <AddressLink address={rent.module} />, from any account.
+        </p>
+      )}
+      {rent.exempt ? null : <RentActions address={address} dormant={rent.isDormant} />}
+    </Section>
+  );
+}
 
 function WatchButton({ address }: { address: string }) {
   const [state, setState] = useState<string | null>(null);
@@ -27,8 +73,8 @@ function WatchButton({ address }: { address: string }) {
   );
 }
 
-export function Address({ address, cursor }: { address: string; cursor: string | null }) {
-  const info = useApi<AddressInfo>(`/addresses/${address}`);
+export function Address({ address, cursor, opsCursor = null }: { address: string; cursor: string | null; opsCursor?: string | null }) {
+  const info = useApi<AddressInfo & { rent?: Rent }>(`/addresses/${address}`);
   const counters = useApi<Counters>(`/addresses/${address}/counters`);
   const balances = useApi<{ token: Token; balance: string }[]>(`/addresses/${address}/token-balances`);
   const txs = useApi<Page<TxItem>>(withQuery(`/addresses/${address}/transactions`, { limit: 25, cursor }));
@@ -61,6 +107,7 @@ export function Address({ address, cursor }: { address: string; cursor: string |
           )}
         </Loading>
       </Section>
+      {info.data?.rent ? <RentSection address={info.data.address} rent={info.data.rent} /> : null}
       <Section title="Counters">
         <Loading state={counters}>
           {(c) => (
@@ -98,6 +145,7 @@ export function Address({ address, cursor }: { address: string; cursor: string |
           )}
         </Loading>
       </Section>
+      <AddressUserOperations address={address} cursor={opsCursor} />
       <Section title="Token transfers (latest 25)">
         <Loading state={transfers}>{(p) => <TransferTable items={p.items} label="address token transfers" />}</Loading>
       </Section>

@@ -4,11 +4,12 @@ import { AddressLink, BarChart, BlockLink, Count, Eth, Facts, Gwei, Loading, Sec
 import { count, gwei, utc } from '../format.js';
 import { useApi } from '../hooks.js';
 import type { ValidatorFull } from '../types.js';
+import { DelegationActions } from '../wallet/actions.js';
 
 const percent = (v: number) => `${v}%`;
 
 function Breakdown({ score }: { score: Record<string, number> }) {
-  return <span>{Object.entries(score).map(([k, v]) => `${k} ${v}%`).join(' · ')}</span>;
+  return <span class="wrap">{Object.entries(score).map(([k, v]) => `${k} ${v}%`).join(' · ')}</span>;
 }
 
 export function Validators() {
@@ -26,6 +27,82 @@ export function Validators() {
         )}
       </Loading>
     </Section>
+  );
+}
+
+interface SigningWindowData {
+  address: string;
+  windowSize: number;
+  counted: number;
+  signed: number;
+  missed: number;
+  minSignedPerWindow: number;
+  maxMissedPerWindow: number;
+  uptime: number;
+  blocks: ('signed' | 'missed')[];
+}
+
+/** The counted blocks of the window as a grid of cells, oldest first, in rows of up to 50: signed or missed. */
+function SigningChart({ blocks }: { blocks: ('signed' | 'missed')[] }) {
+  const cols = Math.max(1, Math.min(50, blocks.length));
+  const rows = Math.max(1, Math.ceil(blocks.length / cols));
+  const cell = 12;
+  return (
+    <figure class="chart signing">
+      <figcaption>
+        Blocks counted in the window, oldest first: <span class="key signed">■</span> signed, <span class="key missed">■</span> missed
+      </figcaption>
+      <svg viewBox={`0 0 ${cols * cell} ${rows * cell}`} role="img" aria-label={`${blocks.filter((b) => b === 'signed').length} signed and ${blocks.filter((b) => b === 'missed').length} missed of ${blocks.length} blocks`}>
+        {blocks.map((b, i) => (
+          <rect key={i} x={(i % cols) * cell + 1} y={Math.floor(i / cols) * cell + 1} width={cell - 2} height={cell - 2} class={b}>
+            <title>{`block ${i + 1} of ${blocks.length} counted: ${b}`}</title>
+          </rect>
+        ))}
+      </svg>
+    </figure>
+  );
+}
+
+/** The validator's signed and missed blocks over the downtime window, and this node's view of the network. */
+function ValidatorNetwork({ address }: { address: string }) {
+  const w = useApi<SigningWindowData>(`/network/validators/${address}/signing-window`);
+  const node = useApi<{ peerCount: number; syncing: boolean; currentBlock: number; network: string; validatorAddress: string }>('/network/node');
+  return (
+    <>
+      <Section title="Signing window" id="signing-window">
+        <Loading state={w}>
+          {(s) => (
+            <>
+              <Facts
+                rows={[
+                  ['Signed', <Count n={s.signed} />],
+                  ['Missed', <Count n={s.missed} />],
+                  ['Counted', `${count(s.counted)} of ${count(s.windowSize)} blocks`],
+                  ['Uptime in the window', percent(s.uptime)],
+                  ['Must sign', `${count(s.minSignedPerWindow)} per ${count(s.windowSize)} blocks (more than ${count(s.maxMissedPerWindow)} missed is downtime: slashed and jailed)`],
+                ]}
+              />
+              {s.blocks.length === 0 ? <p class="muted">No blocks counted yet: the window fills while the validator is in the active set.</p> : <SigningChart blocks={s.blocks} />}
+            </>
+          )}
+        </Loading>
+      </Section>
+      <Section title="Network (as this node sees it)" id="network">
+        <Loading state={node}>
+          {(n) => (
+            <Facts
+              rows={[
+                ['Peers connected', <Count n={n.peerCount} />],
+                ['Syncing', n.syncing ? 'yes' : 'no'],
+                ['Head', <BlockLink number={n.currentBlock} />],
+                ['Network', n.network],
+                ['This node validates as', <AddressLink address={n.validatorAddress} label={n.validatorAddress === address ? 'this validator' : undefined} />],
+              ]}
+            />
+          )}
+        </Loading>
+      </Section>
+    </>
   );
 }
 
@@ -60,6 +137,10 @@ export function Validator({ address }: { address: string }) {
                 ['Slashes', val.slashes.length === 0 ? 'none' : val.slashes.map((s) => `block ${s.height}: ${s.fractionBps / 100}% (${s.reason})`).join('; ')],
               ]}
             />
+          </Section>
+          <ValidatorNetwork address={val.address} />
+          <Section title="Delegate">
+            <DelegationActions validator={val.address} />
           </Section>
           <Section title="Delegators">
             <Loading state={delegators}>

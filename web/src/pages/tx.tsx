@@ -7,6 +7,8 @@ import { AddressLink, Age, BlockLink, Count, Eth, Facts, Gwei, Loading, Section,
 import { utc } from '../format.js';
 import { useApi } from '../hooks.js';
 import type { Log, TokenTransfer, Tx as TxData } from '../types.js';
+import { ProposalMentions } from './governance.js';
+import { UserOperationTable, type UserOperationItem } from './user-operations.js';
 
 /** The ABIs of the verified contracts among `addresses` (unverified ones are left out). */
 function useVerifiedAbis(addresses: string[]): Map<string, Abi> {
@@ -142,7 +144,7 @@ function InternalTxs({ hash }: { hash: string }) {
 }
 
 export function Tx({ hash }: { hash: string }) {
-  const tx = useApi<TxData>(`/transactions/${encodeURIComponent(hash)}`);
+  const tx = useApi<TxData & { userOperations?: UserOperationItem[] }>(`/transactions/${encodeURIComponent(hash)}`);
   const logs = tx.data?.logs ?? [];
   const abis = useVerifiedAbis([...logs.map((l) => l.address), ...(tx.data?.to ? [tx.data.to] : [])]);
   return (
@@ -181,6 +183,12 @@ export function Tx({ hash }: { hash: string }) {
                 ]}
               />
             </Section>
+            {t.userOperations && t.userOperations.length > 0 ? (
+              <Section title={`User operations (${t.userOperations.length})`}>
+                <UserOperationTable items={t.userOperations} label="bundled user operations" />
+              </Section>
+            ) : null}
+            <ProposalMentions logs={logs} />
             <Section title={`Token transfers (${t.tokenTransfers?.length ?? 0})`}>
               <TransferTable items={t.tokenTransfers ?? []} label="token transfers" />
             </Section>
