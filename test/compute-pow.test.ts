@@ -27,7 +27,8 @@ const WINDOW_BLOCKS = 15;
 /** Shares per second the difficulty is chosen for: a few hundred per window, far below maxSharesPerBlock per block. */
 const SHARES_PER_SECOND = 60;
 const LATENCY_REQUESTS = 1000;
-const BALANCE_OF = privateKeyToAccount(devPrivateKeys(1)[0]!).address;
+/** A funded account no block touches (not a validator, sends nothing): its balance never changes. */
+const BALANCE_OF = privateKeyToAccount(devPrivateKeys(6)[5]!).address;
 
 /** One search thread's hashes per second on this machine, from the addon the node uses (target 0: nothing wins). */
 async function calibrate(): Promise<number> {
@@ -62,15 +63,32 @@ function percentiles(samples: number[]): Latency {
 const fmt = (l: Latency) => `p50 ${l.p50.toFixed(3)} ms, p99 ${l.p99.toFixed(3)} ms, max ${l.max.toFixed(3)} ms`;
 
 /** Round-trip times of `count` sequential requests of `method`, after a warm-up. */
-async function latency(url: string, method: string, params: unknown[], count = LATENCY_REQUESTS): Promise<Latency> {
-  for (let i = 0; i < 50; i++) await rpc(url, method, params);
+/** Latency of `count` requests one after another, each answer held to `check`. */
+async function latency(url: string, method: string, params: unknown[], check: (answer: unknown) => void, count = LATENCY_REQUESTS): Promise<Latency> {
+  for (let i = 0; i < 50; i++) check(await rpc(url, method, params));
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
     const t0 = performance.now();
-    await rpc(url, method, params);
+    const answer = await rpc(url, method, params);
     samples.push(performance.now() - t0);
+    check(answer);
   }
   return percentiles(samples);
+}
+
+/** Checks for the two measured reads: the head never goes back, and the untouched balance stays what it was. */
+async function answerChecks(url: string): Promise<{ blockNumber: (a: unknown) => void; balance: (a: unknown) => void }> {
+  const expected = await rpc<string>(url, 'eth_getBalance', [BALANCE_OF, 'latest']);
+  assert.ok(BigInt(expected) > 0n, 'the account is funded');
+  let head = 0n;
+  return {
+    blockNumber: (a) => {
+      assert.match(String(a), /^0x(0|[1-9a-f][0-9a-f]*)$/);
+      assert.ok(BigInt(a as string) >= head, 'the head never goes back');
+      head = BigInt(a as string);
+    },
+    balance: (a) => assert.equal(a, expected),
+  };
 }
 
 interface ValidatorEntry {
@@ -160,9 +178,10 @@ describe('mode none: pow with --pow-threads 0', () => {
     assert.equal(detail.scoreBreakdown.compute, 0);
   });
 
-  it('measures the idle RPC latency (the baseline of the mining node)', async () => {
-    const blockNumber = await latency(node.rpcUrl, 'eth_blockNumber', []);
-    const balance = await latency(node.rpcUrl, 'eth_getBalance', [BALANCE_OF, 'latest']);
+  it('answers reads correctly while idle, and measures their latency (the baseline of the mining node)', async () => {
+    const checks = await answerChecks(node.rpcUrl);
+    const blockNumber = await latency(node.rpcUrl, 'eth_blockNumber', [], checks.blockNumber);
+    const balance = await latency(node.rpcUrl, 'eth_getBalance', [BALANCE_OF, 'latest'], checks.balance);
     idleLatency = { blockNumber, balance };
     console.log(`# idle node   eth_blockNumber: ${fmt(blockNumber)}`);
     console.log(`# idle node   eth_getBalance:  ${fmt(balance)}`);
@@ -236,8 +255,9 @@ describe('pow mode with one search thread', () => {
   it('keeps RPC latency normal while mining', async () => {
     assert.ok(idleLatency, 'the idle baseline was measured');
     const before = (await stats(node.rpcUrl)).pow.thisNode!;
-    const blockNumber = await latency(node.rpcUrl, 'eth_blockNumber', []);
-    const balance = await latency(node.rpcUrl, 'eth_getBalance', [BALANCE_OF, 'latest']);
+    const checks = await answerChecks(node.rpcUrl);
+    const blockNumber = await latency(node.rpcUrl, 'eth_blockNumber', [], checks.blockNumber);
+    const balance = await latency(node.rpcUrl, 'eth_getBalance', [BALANCE_OF, 'latest'], checks.balance);
     const afterwards = (await stats(node.rpcUrl)).pow.thisNode!;
     const rate = Number(BigInt(afterwards.hashes) - BigInt(before.hashes)) / (afterwards.seconds - before.seconds);
     console.log(`# mining node eth_blockNumber: ${fmt(blockNumber)}`);

@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, http, parseEther, type Hash, ty
 import { privateKeyToAccount } from 'viem/accounts';
 import { devnetConfig } from './support/node-config.js';
 import { startNode, type RunningNode } from '../src/node.js';
-import { devPrivateKeys } from './support/dev-accounts.js';
+import { DEV_CHAIN_ID, devPrivateKeys } from './support/dev-accounts.js';
 import { compileContract } from './support/solc.js';
 import { svcDevnet } from './support/viem-chain.js';
 import { explorerClient, type Envelope } from './support/explorer-client.js';
@@ -114,7 +114,18 @@ describe('Transactions', () => {
     const page = await ok<{ items: { hash: string; blockNumber: number }[] }>('/transactions?limit=10');
     assert.ok(page.items.some((t) => t.hash === failedHash));
     assert.ok(page.items[0]!.blockNumber >= page.items[page.items.length - 1]!.blockNumber);
-    assert.ok(Array.isArray(await ok('/transactions/pending')));
+    // A transaction past a nonce gap stays in the pool: the pending list shows it as the pool holds it.
+    const dave = privateKeyToAccount(devPrivateKeys(4)[3]!);
+    const gapped = await dave.signTransaction({ chainId: DEV_CHAIN_ID, type: 'eip1559', nonce: 3, to: carol.address, value: 7n, gas: 21_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n });
+    const gappedHash = await client.request({ method: 'eth_sendRawTransaction', params: [gapped] });
+    const pending = await ok<{ hash: string; from: string; to: string; nonce: number; value: string; blockNumber: number | null }[]>('/transactions/pending');
+    const shown = pending.find((t) => t.hash === gappedHash);
+    assert.ok(shown, 'the queued transaction is listed');
+    assert.equal(shown.from.toLowerCase(), dave.address.toLowerCase());
+    assert.equal(shown.to.toLowerCase(), carol.address.toLowerCase());
+    assert.equal(BigInt(shown.nonce), 3n);
+    assert.equal(shown.value, '7');
+    assert.equal(shown.blockNumber, null);
     await refused('/transactions?limit=abc', 400);
   });
 
@@ -213,13 +224,41 @@ describe('Network, Stats, Gas Oracle, Leaderboard', () => {
     const stats = await ok<{ transactions: number; tokens: number; totalSupply: string }>('/stats');
     assert.ok(stats.transactions >= 6);
     assert.equal(stats.tokens, 1);
-    assert.ok(typeof (await ok<{ last100Blocks: number }>('/stats/tps')).last100Blocks === 'number');
+    // Transactions a second over the last 100 blocks, recomputed from the blocks. The explorer may
+    // read one block more than eth_blockNumber answered just before: either head's figure is right.
+    const blockAt = (n: number) => client.request({ method: 'eth_getBlockByNumber' as never, params: [`0x${n.toString(16)}`, false] as never }) as Promise<{ timestampMs: string; transactions: string[] } | null>;
+    const tpsAt = async (head: number): Promise<number | undefined> => {
+      const last = await blockAt(head);
+      if (!last) return undefined;
+      const oldest = head <= 1 ? 0 : Math.max(1, head - 100);
+      let count = 0;
+      for (let n = oldest + 1; n <= head; n++) count += (await blockAt(n))!.transactions.length;
+      return Number(((count * 1000) / (Number(last.timestampMs) - Number((await blockAt(oldest))!.timestampMs))).toPrecision(6));
+    };
+    const headBefore = Number(await client.getBlockNumber());
+    const tps = (await ok<{ last100Blocks: number }>('/stats/tps')).last100Blocks;
+    assert.ok([await tpsAt(headBefore), await tpsAt(headBefore + 1)].includes(tps), `${tps} tx/s over the last 100 blocks`);
     // Blocks keep minting rewards between the two reads: the supply can only have grown.
     const supply = await ok<{ totalSupply: string; staked: string; stakingModuleBalance: string }>('/stats/supply');
     assert.ok(BigInt(supply.totalSupply) >= BigInt(stats.totalSupply));
     assert.ok(BigInt(supply.stakingModuleBalance) >= BigInt(supply.staked));
-    const gas = await ok<{ safe: string; propose: string; fast: string; SafeGasPrice: string; suggestBaseFee: string }>('/gas-oracle');
-    assert.ok(BigInt(gas.safe) <= BigInt(gas.propose) && BigInt(gas.propose) <= BigInt(gas.fast));
+    // The oracle's prices are the next base fee plus the 10th, 60th and 90th percentile tips of the
+    // recent non-empty blocks, recomputed here from eth_feeHistory at the block it names.
+    type Oracle = { lastBlock: number; blocks: number; baseFee: string; safe: string; propose: string; fast: string; SafeGasPrice: string; suggestBaseFee: string };
+    let gas!: Oracle;
+    for (let attempt = 1; ; attempt++) {
+      gas = await ok<Oracle>('/gas-oracle');
+      if (Number(await client.getBlockNumber()) === gas.lastBlock || attempt >= 10) break;
+    }
+    const history = await client.getFeeHistory({ blockCount: gas.blocks, blockNumber: BigInt(gas.lastBlock), rewardPercentiles: [10, 60, 90] });
+    const suggested = [0, 1, 2].map((i) => {
+      const tips = history.reward!.filter((_, b) => history.gasUsedRatio[b]! > 0).map((r) => r[i]!).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const p = [10, 60, 90][i]!;
+      return tips.length === 0 ? 10n ** 9n : tips[Math.floor(((tips.length - 1) * p) / 100)]!;
+    });
+    const nextBase = history.baseFeePerGas.at(-1)!;
+    assert.equal(BigInt(gas.baseFee), nextBase);
+    assert.deepEqual([gas.safe, gas.propose, gas.fast].map(BigInt), suggested.map((tip) => nextBase + tip));
     assert.match(gas.SafeGasPrice, /^\d+(\.\d+)?$/);
     assert.equal((await ok<unknown[]>('/gas-oracle/history?blocks=5')).length, 5);
     await refused('/gas-oracle/history?blocks=2000', 400);
