@@ -156,13 +156,13 @@ describe('the relaying validator\'s spot-check penalty', () => {
     const stake0 = stakeOf();
     const penalty0 = penaltyState();
     const { ids, includedAt } = await failing([miners[1]!]);
-    /** The next block's commit fails once (as on a full disk), after the modules applied it. */
+    /** The next block's write fails once (as on a full disk), after the modules applied it: the solo driver executes and writes a block in one native call. */
     const failOnce = async () => {
       const chain = node.services.chain;
-      const commit = chain.commitBlock;
+      const produce = chain.produceBlock;
       let failures = 0;
-      chain.commitBlock = () => {
-        chain.commitBlock = commit;
+      chain.produceBlock = () => {
+        chain.produceBlock = produce;
         failures += 1;
         return Promise.reject(new Error('injected commit failure'));
       };

@@ -54,18 +54,19 @@ async function sendTask(input: string): Promise<Hex> {
 type NativeProduce = (...args: unknown[]) => Promise<unknown>;
 
 /**
- * Holds the next block inside its native execution (finalizeBlock, before its commit): resolves
- * `entered` once the modules have applied it, and finishes it (or fails it) when told.
+ * Holds the next block inside its native execution (produceBlock, which executes and writes the
+ * solo driver's block): resolves `entered` once the modules have applied it, and finishes it (or
+ * fails it) when told.
  */
 function holdNextCommit(): { entered: Promise<void>; finish(): void; fail(err: Error): void } {
-  const chain = node.services.chain as unknown as { finalizeBlock: NativeProduce };
-  const original = chain.finalizeBlock;
+  const chain = node.services.chain as unknown as { produceBlock: NativeProduce };
+  const original = chain.produceBlock;
   let enter!: () => void;
   const entered = new Promise<void>((r) => (enter = r));
   let decide!: (err: Error | null) => void;
   const decided = new Promise<Error | null>((r) => (decide = r));
-  chain.finalizeBlock = async (...args: unknown[]) => {
-    chain.finalizeBlock = original;
+  chain.produceBlock = async (...args: unknown[]) => {
+    chain.produceBlock = original;
     enter();
     const err = await decided;
     if (err) throw err;
