@@ -241,7 +241,10 @@ describe('Network, Stats, Gas Oracle, Leaderboard', () => {
     const headAfter = Number(await client.getBlockNumber());
     const figures: (number | undefined)[] = [];
     for (let h = headBefore; h <= headAfter + 1; h++) figures.push(await tpsAt(h));
-    assert.ok(figures.includes(tps), `${tps} tx/s over the last 100 blocks; heads ${headBefore}..${headAfter + 1} give ${figures.join(', ')}`);
+    // Within 0.5%: the block times JSON-RPC answers may round differently from the stored ones by a
+    // few milliseconds over the window, while one transaction or one block more is 1% or more here.
+    const near = (f: number | undefined) => f !== undefined && Math.abs(f - tps) <= 0.005 * f;
+    assert.ok(figures.some(near), `${tps} tx/s over the last 100 blocks; heads ${headBefore}..${headAfter + 1} give ${figures.join(', ')}`);
     // Blocks keep minting rewards between the two reads: the supply can only have grown.
     const supply = await ok<{ totalSupply: string; staked: string; stakingModuleBalance: string }>('/stats/supply');
     assert.ok(BigInt(supply.totalSupply) >= BigInt(stats.totalSupply));
