@@ -273,6 +273,7 @@ export async function startNode(config: NodeConfig, options: StartOptions = {}):
       bundler,
       bridge,
       app,
+      queries: app.queries,
       events,
       log,
       metrics: metrics.registry,

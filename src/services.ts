@@ -7,6 +7,7 @@ import type { Chain } from './native/index.js';
 import type { NodeConfig } from './config.js';
 import type { NodeCompute } from './compute/index.js';
 import type { ChainApp } from './chain/app.js';
+import type { ModuleQueries } from './chain/queries.js';
 import type { NodeEvents } from './chain/events.js';
 import type { Mempool } from './chain/pool.js';
 import type { JournalHealthSource } from './chain/pool-journal.js';
@@ -21,8 +22,10 @@ export interface NodeServices {
   config: NodeConfig;
   chain: Chain;
   mempool: Mempool;
-  /** The state machine: system modules (staking, compute) and supply. */
+  /** The state machine: block execution, supply, the module registry. */
   app: ChainApp;
+  /** Each module's read views (staking, compute, governance, bridge, rent): serving code reads the modules only through these. */
+  queries: ModuleQueries;
   /** The node's compute mode and what runs for it (pow search, or models, proof intake and spot-checks). */
   compute: NodeCompute;
   events: NodeEvents;

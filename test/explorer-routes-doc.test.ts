@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { PUBLIC_ROUTES } from '../src/explorer/index.js';
-import { apiKeyRoutes } from '../src/explorer/routes/api-keys.js';
-import { authenticationRoutes } from '../src/explorer/routes/authentication.js';
-import { watchlistRoutes } from '../src/explorer/routes/watchlist.js';
+import { apiKeyRoutes } from '../src/explorer/handlers/api-keys.js';
+import { authenticationRoutes } from '../src/explorer/handlers/authentication.js';
+import { watchlistRoutes } from '../src/explorer/handlers/watchlist.js';
 import { repoRoot } from './support/repo.js';
 
 describe('docs/explorer.md route map', () => {

@@ -181,3 +181,75 @@ describe('layering of src/', () => {
     assert.deepEqual(missing, []);
   });
 });
+
+/** The serving code: what answers clients and the consensus engine, and reads the modules only through their queries. */
+const SERVING = ['rpc/', 'explorer/', 'consensus/'];
+/** The files of a module serving code may import: its read views, its types, and its wire formats (messages and JSON that clients speak). */
+const MODULE_SURFACE = new Set(['queries.ts', 'types.ts', 'wire.ts']);
+/** The modules on the kernel (src/modules/<name>/), the kernel itself aside: serving code uses the kernel's seam directly. */
+const MODULES = readdirSync(path.join(src, 'modules'))
+  .filter((name) => name !== 'kernel' && statSync(path.join(src, 'modules', name)).isDirectory())
+  .sort();
+
+/**
+ * Where a serving file reaches into a module past its queries: an import of another file of the
+ * module's folder, a read through the app's module object (`app.staking.`, `{ staking } = app`), or
+ * of a module's state (`staking.state`).
+ */
+export function servingReaches(file: string, text: string, imports: readonly string[], modules: readonly string[] = MODULES): string[] {
+  const out: string[] = [];
+  for (const to of imports) {
+    const [top, name, ...rest] = to.split('/');
+    if (top === 'modules' && modules.includes(name!) && !(rest.length === 1 && MODULE_SURFACE.has(rest[0]!))) {
+      out.push(`${file} imports ${to}: only a module's ${[...MODULE_SURFACE].join(', ')}`);
+    }
+  }
+  const names = modules.join('|');
+  const patterns = [
+    new RegExp(`\\bapp\\??\\.(?:${names})\\b`, 'g'),
+    new RegExp(`\\{[^{}]*\\b(?:${names})\\b[^{}]*\\}\\s*=\\s*[\\w.?]*\\bapp\\b`, 'g'),
+    new RegExp(`\\b(?:${names})\\??\\.(?:state|store|ledger)\\b`, 'g'),
+  ];
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+    for (const p of patterns) for (const m of line.matchAll(p)) out.push(`${file}:${i + 1}: ${m[0]}`);
+  });
+  return out;
+}
+
+describe('serving code reads modules only through their queries', () => {
+  it('finds the modules', () => {
+    assert.deepEqual(MODULES, ['bridge', 'compute', 'governance', 'rent', 'staking']);
+    for (const m of MODULES) assert.ok(files.includes(`modules/${m}/queries.ts`), `modules/${m} has no queries.ts`);
+  });
+
+  it('catches a handler reaching past the queries', () => {
+    const text = [
+      "import { StakingLedger } from '../../modules/staking/ledger.js';",
+      "import type { ValidatorView } from '../../modules/staking/types.js';",
+      "import { StakingQueries } from '../../modules/staking/queries.js';",
+      "import { toAddress } from '../../modules/kernel/module.js';",
+      'const v = services.node.app.staking.state.validator(a);',
+      'const { staking, chain } = ctx.services.app;',
+      'const w = staking.state.signingWindow(a);',
+      'const ok = services.node.queries.staking.validator(a);',
+      '// app.staking.state in a comment is prose',
+    ].join('\n');
+    const file = 'explorer/handlers/x.ts';
+    assert.deepEqual(servingReaches(file, text, importsOf(file, text)), [
+      'explorer/handlers/x.ts imports modules/staking/ledger.ts: only a module\'s queries.ts, types.ts, wire.ts',
+      'explorer/handlers/x.ts:5: app.staking',
+      'explorer/handlers/x.ts:5: staking.state',
+      'explorer/handlers/x.ts:6: { staking, chain } = ctx.services.app',
+      'explorer/handlers/x.ts:7: staking.state',
+    ]);
+  });
+
+  it('holds for src/rpc, src/explorer and src/consensus', () => {
+    const found = files
+      .filter((f) => SERVING.some((p) => f.startsWith(p)))
+      .flatMap((f) => servingReaches(f, readFileSync(path.join(src, f), 'utf8'), graph.get(f) ?? []));
+    assert.deepEqual(found, []);
+  });
+});

@@ -25,9 +25,12 @@ function rig(opts: { keyOnChain?: boolean } = {}) {
   const chainState = { head: 5, recorded: undefined as string | undefined, reachable: false };
   const sent: { height: number; body: Record<string, unknown> }[] = [];
   const events = new EventEmitter() as NodeEvents;
+  // The announcer reads the chain through the modules' queries only.
   const app = {
-    staking: { state: { validator: (a: string) => (a === VALIDATOR ? { consensusKey: opts.keyOnChain === false ? `0x${'00'.repeat(32)}` : `0x${raw.toString('hex')}` } : undefined) } },
-    compute: { validatorCompute: (a: string) => (a === VALIDATOR && chainState.recorded ? { mode: chainState.recorded } : undefined) },
+    queries: {
+      staking: { validator: (a: string) => (a === VALIDATOR ? { consensusKey: opts.keyOnChain === false ? `0x${'00'.repeat(32)}` : `0x${raw.toString('hex')}` } : undefined) },
+      compute: { validatorCompute: (a: string) => (a === VALIDATOR && chainState.recorded ? { mode: chainState.recorded } : undefined) },
+    },
   } as unknown as ChainApp;
   const chain = { head: () => ({ number: chainState.head }) } as unknown as Chain;
   const send = async (tx: Buffer): Promise<CheckTxAnswer> => {

@@ -13,6 +13,7 @@ import { BridgeModule, type BridgeGenesis } from '../modules/bridge/module.js';
 import { RentModule, dormantReason, rentSchedule } from '../modules/rent/module.js';
 import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/module.js';
 import { announceComputeMode } from '../modules/compute/announce.js';
+import { moduleQueries, type ModuleQueries } from './queries.js';
 import type { ComputeMode } from '../modules/compute/types.js';
 import { ModuleRegistry } from '../modules/kernel/registry.js';
 import { messagesDigest } from '../modules/kernel/messages.js';
@@ -176,6 +177,8 @@ export class ChainApp {
   readonly live: LiveParams;
   /** Every system module, by address; block hooks run in the registry's order. */
   readonly modules: ModuleRegistry;
+  /** Each module's read views: what serving code reads of the modules (src/chain/queries.ts). */
+  readonly queries: ModuleQueries;
   /** Supply after the head's mints and slashes, before its base-fee burn (see supply()). */
   private supplyBeforeHeadBurn: bigint;
   /** The messages of this node's last proposal. */
@@ -247,6 +250,7 @@ export class ChainApp {
     this.governance = governance;
     this.bridge = bridge;
     this.rent = rent;
+    this.queries = moduleQueries(chain, { staking, compute, governance, bridge, rent });
     // A dormant account neither sends nor is called: refused at admission as in the block.
     mempool.setChainRule((tx) => this.dormantRefusal(tx.from, tx.to));
     // Governance opens the block (parameter changes due from its epoch apply before any rule reads

@@ -1,11 +1,13 @@
 // How an explorer route is declared: method, path, category, parameters, body and response as
-// JSON Schema. Definitions live in routes/<category>.ts, implementations in handlers/<category>.ts;
-// the server and the OpenAPI document are both built from the definitions. Handlers receive the
-// ExplorerServices declared here.
+// JSON Schema (schema.ts: each schema is also its TypeScript type). Declarations live in
+// routes/<category>.ts, implementations in handlers/<category>.ts, which binds them with
+// routeModule (tsc checks each handler against its route's types); the server and the OpenAPI
+// document are both built from the declarations. Handlers receive the ExplorerServices declared here.
 import type { Context } from 'koa';
 import type { NodeServices } from '../services.js';
 import type { Indexer } from './indexer/indexer.js';
 import type { ExplorerIndexes } from './indexer/records.js';
+import type { RouteSpec, RouteTypes } from './schema.js';
 
 export const CATEGORIES = [
   'Blocks',
@@ -30,41 +32,10 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-/** A JSON Schema (2020-12, as OpenAPI 3.1 uses it); the server checks the subset in validate.ts. */
-export type Schema = Record<string, unknown>;
+export type { ParamDef, Schema } from './schema.js';
 
-export interface ParamDef {
-  name: string;
-  in: 'path' | 'query';
-  required?: boolean;
-  description: string;
-  schema: Schema;
-}
-
-export interface RouteDef {
-  /** Unique id, also the OpenAPI operationId and the key of its handler. */
-  id: string;
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** OpenAPI-style path under /api/v1, e.g. /blocks/{id}. */
-  path: string;
-  category: Category;
-  summary: string;
-  /** public: anyone (API keys raise the rate limit); user: a JWT access token is required. */
-  auth: 'public' | 'user';
-  params?: ParamDef[];
-  /** JSON request body, when the route takes one. */
-  body?: Schema;
-  /**
-   * Only requests with `Content-Type: application/json` reach the route (415 otherwise, before the
-   * body is read): a browser posts a form or text/plain across origins without a CORS preflight,
-   * never JSON, so another site cannot make a visitor's browser call it.
-   */
-  jsonOnly?: boolean;
-  /** Schema of `data` in the success envelope. */
-  response: Schema;
-  /** Status of a success (default 200). */
-  status?: number;
-}
+/** A route of one of the categories. */
+export type RouteDef = RouteSpec<Category>;
 
 /** The signed-in user of a request with a valid access token. */
 export interface AuthenticatedUser {
@@ -86,10 +57,24 @@ export interface HandlerInput {
 /** A route's implementation: returns `data` of the success envelope. */
 export type Handler = (input: HandlerInput, services: ExplorerServices) => unknown;
 
+/** What the handler of route `D` gets: its parameters and body typed by their schemas. */
+export type RouteInput<D> = Omit<HandlerInput, 'params' | 'query' | 'body'> & Pick<RouteTypes<D>, 'params' | 'query' | 'body'>;
+
+/** The handler of route `D`: answers the type of its response schema (tsc checks it). */
+export type RouteHandler<D> = (input: RouteInput<D>, services: ExplorerServices) => RouteTypes<D>['response'] | Promise<RouteTypes<D>['response']>;
+
+/** A handler for each route of `R`, by id. */
+export type Handlers<R extends readonly RouteDef[]> = { [D in R[number] as D['id']]: RouteHandler<D> };
+
 /** One category's routes: definitions and their implementations. */
 export interface RouteModule {
-  definitions: RouteDef[];
+  definitions: readonly RouteDef[];
   handlers: Record<string, Handler>;
+}
+
+/** Binds a category's route declarations (routes/<category>.ts) to their handlers, each checked against its route's types. */
+export function routeModule<const R extends readonly RouteDef[]>(definitions: R, handlers: NoInfer<Handlers<R>>): RouteModule {
+  return { definitions, handlers: handlers as unknown as Record<string, Handler> };
 }
 
 // What explorer handlers reach: the node's services, the indexes, and the access control.

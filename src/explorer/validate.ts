@@ -2,7 +2,7 @@
 // boolean, object, array), enum, pattern, minLength/maxLength, minimum/maximum, required,
 // properties, additionalProperties: false, items, maxItems. Path and query values arrive as strings
 // and are converted to the declared type first.
-import type { ParamDef, Schema } from './definition.js';
+import type { ParamDef, Schema } from './schema.js';
 import { BadRequestError } from './envelope.js';
 
 function describe(v: unknown): string {
@@ -107,33 +107,3 @@ export function checkBody(schema: Schema, body: unknown): void {
   const p = problem(schema, body, 'body');
   if (p) throw new BadRequestError(p);
 }
-
-/** Reusable schemas. */
-export const schemas = {
-  address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed 20-byte address' },
-  hash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: '0x-prefixed 32-byte hash' },
-  /** Integers that may exceed 2^53 travel as decimal strings. */
-  bigint: { type: 'string', pattern: '^[0-9]+$', description: 'decimal integer' },
-  hex: { type: 'string', pattern: '^0x[0-9a-fA-F]*$' },
-  cursor: { type: 'string', maxLength: 512, description: 'opaque cursor from a previous page' },
-  limit: { type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'page size (at most 100)' },
-} as const satisfies Record<string, Schema>;
-
-/** A page of items with keyset cursors: `next` (older) and `prev` (newer), null at the ends. */
-export function pageSchema(item: Schema): Schema {
-  return {
-    type: 'object',
-    required: ['items', 'next', 'prev'],
-    properties: {
-      items: { type: 'array', items: item },
-      next: { type: ['string', 'null'] },
-      prev: { type: ['string', 'null'] },
-    },
-  };
-}
-
-/** The query parameters of every paginated list. */
-export const pageParams: ParamDef[] = [
-  { name: 'cursor', in: 'query', description: 'cursor from `next` or `prev` of a previous page', schema: schemas.cursor },
-  { name: 'limit', in: 'query', description: 'page size, 1..100 (default 25)', schema: schemas.limit },
-];

@@ -3,9 +3,9 @@
 import { checksumAddress } from '../chain/address.js';
 import { decodeUserOperationEvent, entryPointAddress, entryPointVersion } from '../chain/user-operation-events.js';
 import type { Chain } from '../native/index.js';
-import type { Schema } from './definition.js';
 import { BadRequestError, NotFoundError } from './envelope.js';
 import type { Hex, InternalTxRecord, TokenRecord, TransferRecord, TxSummary } from './indexer/records.js';
+import type { BlockDetail, BlockItem, InternalTx, Log, PendingTx, Token, TokenTransfer, TxItem, UserOperation } from './routes/shapes.js';
 
 type Rpc = Record<string, unknown>;
 
@@ -15,6 +15,8 @@ export const num = (hex: unknown): number => Number(BigInt((hex as string | unde
 const checksums = new Map<string, string>();
 const MAX_CHECKSUMS = 100_000;
 
+export function addr(a: string): string;
+export function addr(a: string | null | undefined): string | null;
 export function addr(a: string | null | undefined): string | null {
   if (!a) return null;
   const key = a.toLowerCase();
@@ -27,30 +29,13 @@ export function addr(a: string | null | undefined): string | null {
   return out;
 }
 
-export const blockSchema: Schema = {
-  type: 'object',
-  properties: {
-    number: { type: 'integer' },
-    hash: { type: 'string' },
-    timestamp: { type: 'integer', description: 'Unix seconds' },
-    timestampMs: { type: 'integer', description: 'The block time in Unix milliseconds' },
-    miner: { type: 'string' },
-    transactionCount: { type: 'integer' },
-    gasUsed: { type: 'string' },
-    gasLimit: { type: 'string' },
-    baseFeePerGas: { type: 'string' },
-    burntFees: { type: 'string' },
-    size: { type: 'integer' },
-  },
-};
-
 /** A block as lists show it. */
-export function blockView(b: Rpc): Record<string, unknown> {
+export function blockView(b: Rpc): BlockItem {
   const gasUsed = BigInt(b.gasUsed as string);
   const baseFee = BigInt(b.baseFeePerGas as string);
   return {
     number: num(b.number),
-    hash: b.hash,
+    hash: b.hash as string,
     timestamp: num(b.timestamp),
     timestampMs: num(b.timestampMs),
     miner: addr(b.miner as string),
@@ -64,33 +49,20 @@ export function blockView(b: Rpc): Record<string, unknown> {
 }
 
 /** A block in full: the list fields and the header's roots. */
-export function blockDetailView(b: Rpc): Record<string, unknown> {
+export function blockDetailView(b: Rpc): BlockDetail {
   return {
     ...blockView(b),
-    parentHash: b.parentHash,
-    stateRoot: b.stateRoot,
-    transactionsRoot: b.transactionsRoot,
-    receiptsRoot: b.receiptsRoot,
-    extraData: b.extraData,
-    mixHash: b.mixHash,
+    parentHash: b.parentHash as string,
+    stateRoot: b.stateRoot as string,
+    transactionsRoot: b.transactionsRoot as string,
+    receiptsRoot: b.receiptsRoot as string,
+    extraData: b.extraData as string,
+    mixHash: b.mixHash as string,
   };
 }
 
-export const txSchema: Schema = {
-  type: 'object',
-  properties: {
-    hash: { type: 'string' },
-    blockNumber: { type: ['integer', 'null'] },
-    status: { type: 'string', enum: ['success', 'failed', 'pending'] },
-    from: { type: 'string' },
-    to: { type: ['string', 'null'] },
-    value: { type: 'string' },
-    fee: { type: ['string', 'null'] },
-  },
-};
-
 /** A mined transaction from the index. */
-export function txSummaryView(t: TxSummary): Record<string, unknown> {
+export function txSummaryView(t: TxSummary): TxItem {
   return {
     hash: t.hash,
     blockNumber: t.blockNumber,
@@ -109,9 +81,9 @@ export function txSummaryView(t: TxSummary): Record<string, unknown> {
 }
 
 /** A pool transaction, as lists and GET /transactions/{hash} show it before it is mined. */
-export function pendingView(tx: Rpc): Record<string, unknown> {
+export function pendingView(tx: Rpc): PendingTx {
   return {
-    hash: tx.hash,
+    hash: tx.hash as string,
     blockNumber: null,
     status: 'pending',
     from: addr(tx.from as string),
@@ -121,47 +93,11 @@ export function pendingView(tx: Rpc): Record<string, unknown> {
     gas: big(tx.gas),
     maxFeePerGas: big(tx.maxFeePerGas ?? tx.gasPrice),
     fee: null,
-    method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : tx.input,
+    method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : (tx.input as string),
   };
 }
 
-export const transferSchema: Schema = {
-  type: 'object',
-  properties: {
-    token: { type: 'string' },
-    type: { type: 'string', enum: ['ERC-20', 'ERC-721', 'ERC-1155'] },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    value: { type: 'string' },
-    tokenId: { type: ['string', 'null'] },
-    transactionHash: { type: 'string' },
-    blockNumber: { type: 'integer' },
-    logIndex: { type: 'integer' },
-  },
-};
-
-/** An internal transaction (Blockscout's fields): value moved by a call inside a transaction, a creation or a self-destruct. */
-export const internalTxSchema: Schema = {
-  type: 'object',
-  properties: {
-    transactionHash: { type: 'string' },
-    blockNumber: { type: 'integer' },
-    transactionIndex: { type: 'integer' },
-    index: { type: 'integer' },
-    traceAddress: { type: 'array', items: { type: 'integer' } },
-    type: { type: 'string', enum: ['call', 'create', 'create2', 'selfdestruct'] },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    value: { type: 'string' },
-    gas: { type: 'string' },
-    gasUsed: { type: 'string' },
-    success: { type: 'boolean' },
-    error: { type: ['string', 'null'] },
-    timestamp: { type: 'integer' },
-  },
-};
-
-export function internalTxView(t: InternalTxRecord): Record<string, unknown> {
+export function internalTxView(t: InternalTxRecord): InternalTx {
   return {
     transactionHash: t.txHash,
     blockNumber: t.blockNumber,
@@ -180,7 +116,7 @@ export function internalTxView(t: InternalTxRecord): Record<string, unknown> {
   };
 }
 
-export function transferView(t: TransferRecord, token?: TokenRecord): Record<string, unknown> {
+export function transferView(t: TransferRecord, token?: TokenRecord): TokenTransfer {
   return {
     token: addr(t.token),
     tokenName: token?.name ?? null,
@@ -198,52 +134,24 @@ export function transferView(t: TransferRecord, token?: TokenRecord): Record<str
   };
 }
 
-export const tokenSchema: Schema = {
-  type: 'object',
-  properties: {
-    address: { type: 'string' },
-    type: { type: 'string' },
-    name: { type: ['string', 'null'] },
-    symbol: { type: ['string', 'null'] },
-    decimals: { type: ['integer', 'null'] },
-    holders: { type: 'integer' },
-    transfers: { type: 'integer' },
-  },
-};
-
-export function tokenView(t: TokenRecord): Record<string, unknown> {
+export function tokenView(t: TokenRecord): Token {
   return { address: addr(t.address), type: t.type, name: t.name, symbol: t.symbol, decimals: t.decimals, holders: t.holders, transfers: t.transfers, firstBlock: t.firstBlock };
 }
 
-export function logView(l: Rpc): Record<string, unknown> {
+export function logView(l: Rpc): Log {
   return {
     address: addr(l.address as string),
-    topics: l.topics,
-    data: l.data,
+    topics: l.topics as string[],
+    data: l.data as string,
     blockNumber: num(l.blockNumber),
-    transactionHash: l.transactionHash,
+    transactionHash: l.transactionHash as string,
     transactionIndex: num(l.transactionIndex),
     logIndex: num(l.logIndex),
   };
 }
 
-export const userOperationSchema: Schema = {
-  type: 'object',
-  description: "An ERC-4337 user operation, from its EntryPoint's UserOperationEvent",
-  properties: {
-    userOpHash: { type: 'string' },
-    entryPoint: { type: 'string', description: 'the genesis EntryPoint (v0.6 or v0.7) that ran it' },
-    sender: { type: 'string', description: 'the smart account' },
-    paymaster: { type: ['string', 'null'], description: 'null when the account paid itself' },
-    nonce: { type: 'string' },
-    success: { type: 'boolean', description: "whether the account's call succeeded" },
-    actualGasCost: { type: 'string', description: 'wei charged to the account or paymaster' },
-    actualGasUsed: { type: 'string' },
-  },
-};
-
 /** A UserOperationEvent log of a genesis EntryPoint (as eth_getLogs shows a log) as the explorer shows the operation. */
-export function userOperationView(log: { address: string; topics: readonly string[]; data: string }): Record<string, unknown> {
+export function userOperationView(log: { address: string; topics: readonly string[]; data: string }): UserOperation {
   const e = decodeUserOperationEvent(log);
   return {
     userOpHash: e.userOpHash,

@@ -41,7 +41,7 @@ import { chunkHash, parseSnapshotMetadata, snapshotHash, SNAPSHOT_FORMAT, type S
 import { ResponseApplySnapshotChunk_Result, CheckTxType, ResponseOfferSnapshot_Result, ValidatorUpdateSchema, type CommitInfo, type Misbehavior, type ValidatorUpdate } from './proto/tendermint/abci/types_pb.js';
 import { decodeMessage, encodeMessage } from '../../modules/kernel/messages.js';
 import { BlockIDFlag } from './proto/tendermint/types/validator_pb.js';
-import { toAddress, type Address } from '../../modules/kernel/module.js';
+import { toAddress } from '../../modules/kernel/module.js';
 import type { CommitVote } from '../../modules/staking/types.js';
 import { SvcError } from '../../errors.js';
 import { chain as chainParams, CLIENT_NAME } from '../../params.js';
@@ -368,7 +368,7 @@ export class CometApplication {
   // ---- execution ----
 
   private async finalizeBlock(req: BlockRequest) {
-    const { app, staking } = { app: this.opts.app, staking: this.opts.app.staking };
+    const { app, staking } = { app: this.opts.app, staking: this.opts.app.queries.staking };
     const started = performance.now();
     const proposal = this.proposalOf(req);
     // A decided block: on a node that did not process it (block sync, a replay) it is checked here.
@@ -385,7 +385,7 @@ export class CometApplication {
     }
     this.pending = { height: proposal.height, started, release };
     const validatorUpdates = this.setChanges(setBefore, this.consensusSet(), proposal.height);
-    if (validatorUpdates.length > 0) this.log.info({ height: proposal.height, epoch: staking.state.currentEpoch, updates: validatorUpdates.length }, 'validator set changes');
+    if (validatorUpdates.length > 0) this.log.info({ height: proposal.height, epoch: staking.currentEpoch, updates: validatorUpdates.length }, 'validator set changes');
     // One result per block transaction: what each EVM transaction did is in its receipt (eth_getTransactionReceipt).
     const txResults = req.txs.map(() => ({ code: 0 }));
     return { txResults, validatorUpdates, appHash: produced.head.stateRoot, events: [] };
@@ -483,7 +483,7 @@ export class CometApplication {
 
   private operatorsByConsensusAddress(): Map<string, Buffer> {
     const out = new Map<string, Buffer>();
-    for (const v of this.opts.app.staking.state.validators()) {
+    for (const v of this.opts.app.queries.staking.validators()) {
       if (v.consensusKey) out.set(consensusAddress(hexBytes(v.consensusKey)).toString('hex'), hexBytes(v.operator));
     }
     return out;
@@ -495,14 +495,9 @@ export class CometApplication {
    * banned during the epoch has left it), by key, with the epoch's voting power.
    */
   private consensusSet(): SetMember[] {
-    const ledger = this.opts.app.staking.state;
-    const snapshot = ledger.validatorSet(ledger.currentEpoch);
-    if (!snapshot) return [];
-    const out: SetMember[] = [];
-    for (const m of snapshot.validators) {
-      const v = ledger.validator(m.address as Address);
-      if (v?.consensusKey && v.status === 'active' && m.votingPower > 0n) out.push({ publicKey: hexBytes(v.consensusKey), power: m.votingPower });
-    }
+    const out: SetMember[] = this.opts.app.queries.staking
+      .consensusMembers()
+      .map(({ validator: v, votingPower }) => ({ publicKey: hexBytes(v.consensusKey!), power: votingPower }));
     return out.sort((a, b) => Buffer.compare(a.publicKey, b.publicKey));
   }
 

@@ -76,14 +76,14 @@ export class ModeAnnouncer {
 
   /** Whether the node's key is its validator's consensus key on the chain (a validator not yet registered with it does not announce). */
   private isValidatorKey(): boolean {
-    return this.o.app.staking.state.validator(this.o.validator)?.consensusKey?.toLowerCase() === this.publicKey;
+    return this.o.app.queries.staking.validator(this.o.validator)?.consensusKey?.toLowerCase() === this.publicKey;
   }
 
   private async maybeAnnounce(): Promise<void> {
     if (this.sending || this.stopped || !this.isValidatorKey()) return;
     const height = this.o.chain.head().number;
     if (this.sentAt !== null) {
-      const recorded = this.o.app.compute.validatorCompute(this.o.validator)?.mode;
+      const recorded = this.o.app.queries.compute.validatorCompute(this.o.validator)?.mode;
       if (recorded === this.o.mode || height - this.sentAt < MODE_RESEND_BLOCKS) return;
     }
     this.sending = true;

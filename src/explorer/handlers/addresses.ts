@@ -2,11 +2,13 @@
 import { toAddress } from '../../modules/kernel/module.js';
 import type { AccountRentInfo } from '../../modules/rent/types.js';
 import { rpc as rpcParams, system } from '../../params.js';
-import type { Handler } from '../definition.js';
+import { routeModule, type Handlers } from '../definition.js';
 import type { AddressRole, InternalTxRecord } from '../indexer/records.js';
 import { decodeCursor, encodeCursor, keysetPage, PAGE } from '../pagination.js';
 import type { Entry } from '../store.js';
 import { be, readBe } from '../store.js';
+import { addressRouteDefs } from '../routes/addresses.js';
+import type { Log } from '../routes/shapes.js';
 import { addr, internalTxView, logView, refuseIndexedBalances, tokenView, transferView, txSummaryView } from '../views.js';
 import { userOperationPage } from './user-operations.js';
 
@@ -16,17 +18,17 @@ const limitOf = (q: Record<string, unknown>) => (q.limit as number | undefined) 
 /** Blocks one page of logs looks through before it stops short. */
 const LOG_SCAN_BLOCKS = 10_000;
 
-export const addressHandlers: Record<string, Handler> = {
+export const addressHandlers: Handlers<typeof addressRouteDefs> = {
   getAddress: ({ params }, { node, indexes }) => {
     const a = params.address as string;
     const key = bytesOf(a);
-    const { chain, app } = node;
+    const { chain, queries } = node;
     const head = chain.head().number;
     const account = chain.getAccount(key, head);
     const code = chain.getCode(key, head);
     const contract = indexes.contracts.get(key);
     const token = indexes.tokens.get(key);
-    const validator = app.staking.state.validator(toAddress(key));
+    const validator = queries.staking.validator(toAddress(key));
     const counters = indexes.counters.get(key);
     return {
       address: addr(a),
@@ -42,14 +44,14 @@ export const addressHandlers: Record<string, Handler> = {
       tokenTransfers: counters?.tokenTransfers ?? 0,
       // svc_getAccountRentInfo's fields (docs/rent.md), whether the account is exempt, and the rent
       // module that takes payRent(account) and reactivate(account).
-      rent: { ...rentFields(app.rent.info(toAddress(key), app.staking.state.currentEpoch)), exempt: app.rent.isExempt(toAddress(key)), module: addr(system.rentAddress) },
+      rent: { ...rentFields(queries.rent.info(toAddress(key), queries.staking.currentEpoch)), exempt: queries.rent.isExempt(toAddress(key)), module: addr(system.rentAddress) },
     };
   },
 
   getAddressCounters: ({ params }, { node, indexes }) => {
     const key = bytesOf(params.address as string);
     const c = indexes.counters.get(key);
-    const validator = node.app.staking.state.validator(toAddress(key));
+    const validator = node.queries.staking.validator(toAddress(key));
     return {
       transactions: c?.transactions ?? 0,
       tokenTransfers: c?.tokenTransfers ?? 0,
@@ -141,14 +143,14 @@ export const addressHandlers: Record<string, Handler> = {
     // Pages go back in time from the head; the cursor is the (block, log index) of the last log shown.
     let upper = cursor ? readBe(Buffer.from(cursor.after, 'hex').subarray(0, 8)) : head;
     const lastShown = cursor ? readBe(Buffer.from(cursor.after, 'hex').subarray(8)) : Number.MAX_SAFE_INTEGER;
-    const items: Record<string, unknown>[] = [];
+    const items: Log[] = [];
     let scanned = 0;
     while (items.length < limit && upper >= 0 && scanned < LOG_SCAN_BLOCKS) {
       const lower = Math.max(0, upper - 999);
       const found = await chain.getLogs({ fromBlock: lower, toBlock: upper, addresses: [key], topics: [], limit: rpcParams.maxLogResults });
       const logs = found.logs
         .map(logView)
-        .filter((l) => cursor === undefined || (l.blockNumber as number) < upper || ((l.blockNumber as number) === upper && (l.logIndex as number) < lastShown))
+        .filter((l) => cursor === undefined || l.blockNumber < upper || (l.blockNumber === upper && l.logIndex < lastShown))
         .reverse();
       for (const l of logs) {
         if (items.length >= limit) break;
@@ -161,7 +163,7 @@ export const addressHandlers: Record<string, Handler> = {
     const more = last !== undefined && (items.length === limit || upper >= 0);
     return {
       items,
-      next: more ? encodeCursor({ after: Buffer.concat([be(last.blockNumber as number, 8), be(last.logIndex as number, 4)]).toString('hex'), direction: 'older' }) : null,
+      next: more ? encodeCursor({ after: Buffer.concat([be(last.blockNumber, 8), be(last.logIndex, 4)]).toString('hex'), direction: 'older' }) : null,
       prev: null,
     };
   },
@@ -169,3 +171,5 @@ export const addressHandlers: Record<string, Handler> = {
   // The same page as /user-operations, of the operations whose sender (topic 2) is the address.
   getAddressUserOperations: ({ params, query }, { node }) => userOperationPage(node.chain, params.address as string, query.cursor as string | undefined, limitOf(query)),
 };
+
+export const addressRoutes = routeModule(addressRouteDefs, addressHandlers);

@@ -2,8 +2,9 @@
 import { explorer as params } from '../../params.js';
 import { authServices, signedIn, type AuthServices } from '../auth/access.js';
 import type { ApiKeyRecord } from '../auth/store.js';
-import type { Handler } from '../definition.js';
+import { routeModule, type Handlers } from '../definition.js';
 import { BadRequestError } from '../envelope.js';
+import { apiKeyRouteDefs } from '../routes/api-keys.js';
 
 /** A key as lists show it: never the key or its hash. */
 function view(auth: AuthServices, r: ApiKeyRecord) {
@@ -19,7 +20,7 @@ function view(auth: AuthServices, r: ApiKeyRecord) {
   };
 }
 
-export const apiKeyHandlers: Record<string, Handler> = {
+export const apiKeyHandlers: Handlers<typeof apiKeyRouteDefs> = {
   listApiKeys({ user }, services) {
     const auth = authServices(services);
     return { items: auth.apiKeys.list(signedIn(user).id).map((r) => view(auth, r)), maxKeys: params.apiKeysPerAccount };
@@ -57,3 +58,5 @@ export const apiKeyHandlers: Record<string, Handler> = {
     };
   },
 };
+
+export const apiKeyRoutes = routeModule(apiKeyRouteDefs, apiKeyHandlers);

@@ -1,12 +1,13 @@
 // Authentication handlers: sessions start at register or login (an access token in the body, a
 // refresh token in the cookie) and continue through refresh until logout.
 import type { Context } from 'koa';
-import type { Handler } from '../definition.js';
+import { routeModule, type Handlers } from '../definition.js';
 import { authServices, type AuthServices } from '../auth/access.js';
 import { publicUser } from '../auth/accounts.js';
 import { clearRefreshCookie, readRefreshCookie, setRefreshCookie, type IssuedRefreshToken } from '../auth/refresh-tokens.js';
 import type { UserRecord } from '../auth/store.js';
 import { UnauthorizedError } from '../envelope.js';
+import { authenticationRouteDefs } from '../routes/authentication.js';
 
 interface Credentials {
   email: string;
@@ -19,7 +20,7 @@ function session(auth: AuthServices, http: Context, user: UserRecord, refresh: I
   return { user: publicUser(user), ...auth.accessTokens.issue(user) };
 }
 
-export const authenticationHandlers: Record<string, Handler> = {
+export const authenticationHandlers: Handlers<typeof authenticationRouteDefs> = {
   async authRegister({ body, http }, services) {
     const auth = authServices(services);
     const { email, password } = body as Credentials;
@@ -62,3 +63,5 @@ export const authenticationHandlers: Record<string, Handler> = {
     return { ...publicUser(record), apiKeys: auth.apiKeys.count(record.id), watchlist: auth.watchlists.count(record.id) };
   },
 };
+
+export const authenticationRoutes = routeModule(authenticationRouteDefs, authenticationHandlers);

@@ -1,5 +1,6 @@
 // Blocks: read from the chain; block transactions from the index.
-import type { Handler } from '../definition.js';
+import { routeModule, type Handlers } from '../definition.js';
+import { blockRouteDefs } from '../routes/blocks.js';
 import { transfersOf, type RpcLog } from '../transfers.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
@@ -8,7 +9,7 @@ import { blockDetailView, blockView, findBlock, firstServedBlock, lowerHex, num,
 
 const limitOf = (q: Record<string, unknown>) => (q.limit as number | undefined) ?? PAGE.defaultLimit;
 
-export const blockHandlers: Record<string, Handler> = {
+export const blockHandlers: Handlers<typeof blockRouteDefs> = {
   listBlocks: ({ query }, { node }) => {
     const { chain } = node;
     const head = chain.head().number;
@@ -72,3 +73,4 @@ export const blockHandlers: Record<string, Handler> = {
   },
 };
 
+export const blockRoutes = routeModule(blockRouteDefs, blockHandlers);

@@ -2,90 +2,33 @@
 // miners with their open tasks, tasks, proofs, and what each block accepted and decided. The same
 // facts as the svc_*Inference* methods (src/rpc/svc/compute.ts), in the explorer's style: amounts
 // and FLOPs as decimal strings, block heights as integers, addresses checksummed.
-import { approvedModelView, computeStats, minerView, proofView, taskView, type ViewStyle } from '../../compute/views.js';
+import { computeStats } from '../../compute/views.js';
+import { proofView, type ViewStyle } from '../../modules/compute/queries.js';
 import type { MinerRecord, ProofRecord } from '../../modules/compute/types.js';
-import type { ExplorerServices, Handler, Schema } from '../definition.js';
+import { routeModule, type ExplorerServices, type Handlers } from '../definition.js';
 import { BadRequestError, NotFoundError } from '../envelope.js';
 import { decodeCursor, encodeCursor, listPage, PAGE } from '../pagination.js';
 import { be, readBe } from '../store.js';
+import { computeRouteDefs, type ComputeMiner, type ComputeProof, type ComputeStats, type ComputeTask } from '../routes/compute.js';
 
 type Hex = `0x${string}`;
 const lower = (v: unknown): Hex => (v as string).toLowerCase() as Hex;
 
-export const minerSchema: Schema = {
-  type: 'object',
-  properties: {
-    wallet: { type: 'string' },
-    status: { type: 'string', enum: ['active', 'jailed', 'inactive'] },
-    publicKey: { type: 'string' },
-    tier: { type: 'string' },
-    models: { type: 'array', items: { type: 'string' } },
-    registeredAt: { type: 'integer' },
-    jailedUntil: { type: 'integer' },
-    inferenceScore: { type: 'string' },
-    tasksCompleted: { type: 'integer' },
-    proofsAccepted: { type: 'integer' },
-    spotChecksPassed: { type: 'integer' },
-    spotChecksFailed: { type: 'integer' },
-    flops: { type: 'string' },
-    blockRewards: { type: 'string' },
-    feeRewards: { type: 'string' },
-    rewards: { type: 'string' },
-    openTaskCount: { type: 'integer' },
-    openTasks: { type: 'array', items: { type: 'object' } },
-  },
-};
-
-export const taskSchema: Schema = {
-  type: 'object',
-  properties: {
-    taskId: { type: 'string' },
-    kind: { type: 'string', enum: ['public', 'challenge'] },
-    modelId: { type: 'string' },
-    input: { type: 'string' },
-    inputHash: { type: 'string' },
-    fee: { type: 'string' },
-    submitter: { type: ['string', 'null'] },
-    status: { type: 'string', enum: ['pending', 'assigned', 'completed', 'expired'] },
-    createdAt: { type: 'integer' },
-    createdEpoch: { type: 'integer' },
-    assignedTo: { type: ['string', 'null'] },
-    assignedEpoch: { type: ['integer', 'null'] },
-    deadlineEpoch: { type: ['integer', 'null'] },
-    completedAt: { type: ['integer', 'null'] },
-    reassignments: { type: 'integer' },
-    refunded: { type: 'string' },
-    result: { type: ['object', 'null'] },
-  },
-};
-
-export const proofSchema: Schema = {
-  type: 'object',
-  properties: {
-    proofId: { type: 'string' },
-    taskId: { type: 'string' },
-    taskKind: { type: 'string' },
-    validator: { type: 'string' },
-    miner: { type: 'string' },
-    modelId: { type: 'string' },
-    flops: { type: 'string' },
-    includedAt: { type: 'integer' },
-    blockReward: { type: 'string' },
-    fee: { type: 'object' },
-    spotCheck: { type: 'string', enum: ['undrawn', 'not-selected', 'pending', 'passed', 'failed', 'expired'] },
-    spotCheckResult: { type: ['object', 'null'] },
-  },
-};
-
 /** The explorer's way of writing the shared views' numbers: decimal strings for amounts, integers otherwise. */
 const EXPLORER_STYLE: ViewStyle = { amount: (v) => v.toString(), height: (n) => n, counter: (n) => n };
 
-export const explorerProofView = (p: ProofRecord) => proofView(p, EXPLORER_STYLE);
+/**
+ * The module's views written in EXPLORER_STYLE (heights and counters as integers) have the route's
+ * types; the shared views type a height as either style's, so the explorer names the one its style gives.
+ */
+const inExplorerStyle = <T>(view: unknown): T => view as T;
 
-function explorerMinerView(services: ExplorerServices, m: MinerRecord): Record<string, unknown> {
-  const open = services.node.app.compute.openTasksOf(m.wallet);
+export const explorerProofView = (p: ProofRecord): ComputeProof => inExplorerStyle<ComputeProof>(proofView(p, EXPLORER_STYLE));
+
+function explorerMinerView(services: ExplorerServices, m: MinerRecord): ComputeMiner {
+  const open = services.node.queries.compute.openTasksOf(m.wallet);
   return {
-    ...minerView(services.node, m, EXPLORER_STYLE),
+    ...inExplorerStyle<Omit<ComputeMiner, 'openTaskCount' | 'openTasks'>>(services.node.queries.compute.minerView(m, EXPLORER_STYLE)),
     openTaskCount: open.length,
     openTasks: open.map((t) => ({ taskId: t.id, modelId: t.modelId, kind: t.kind, assignedEpoch: t.assignedEpoch, deadlineEpoch: t.deadlineEpoch })),
   };
@@ -95,26 +38,25 @@ function explorerMinerView(services: ExplorerServices, m: MinerRecord): Record<s
 const PROOF_SCAN_BLOCKS = 5_000;
 const limitOf = (q: Record<string, unknown>) => (q.limit as number | undefined) ?? PAGE.defaultLimit;
 
-export const computeHandlers: Record<string, Handler> = {
+export const computeHandlers: Handlers<typeof computeRouteDefs> = {
   // svc_getApprovedModels's list: the chain's model registry, each approved, retiring or retired.
   getComputeModels: (_input, services) => {
-    const compute = services.node.app.compute;
-    return compute.modelRegistry().map((r) => approvedModelView(r, compute.isApproved(r.id)));
+    return services.node.queries.compute.approvedModelViews();
   },
 
   // The open tasks (pending or assigned), newest first: the module's open set that svc_getInferenceTasks filters per miner.
   listComputeTasks: ({ query }, services) => {
-    const sorted = services.node.app.compute
+    const sorted = services.node.queries.compute
       .openTasks()
       .map((t) => ({ key: Buffer.concat([be(t.createdAt, 8), Buffer.from(t.id.slice(2), 'hex')]), t }))
       .sort((a, b) => b.key.compare(a.key));
-    return listPage(decodeCursor(query.cursor as string | undefined), limitOf(query), sorted, 40, (e) => taskView(services.node, e.t, EXPLORER_STYLE));
+    return listPage(decodeCursor(query.cursor as string | undefined), limitOf(query), sorted, 40, (e) => inExplorerStyle<ComputeTask>(services.node.queries.compute.taskView(e.t, EXPLORER_STYLE)));
   },
 
   // Accepted proofs, newest block first: each block's accepted list as svc_getInferenceProofs reads it,
   // from the head (or the cursor's block) down, at most PROOF_SCAN_BLOCKS blocks a page; ?miner= keeps one miner's.
   listComputeProofs: ({ query }, services) => {
-    const compute = services.node.app.compute;
+    const compute = services.node.queries.compute;
     const miner = query.miner === undefined ? undefined : lower(query.miner);
     const limit = limitOf(query);
     const cursor = decodeCursor(query.cursor as string | undefined);
@@ -122,7 +64,7 @@ export const computeHandlers: Record<string, Handler> = {
     let block = cursor ? readBe(Buffer.from(cursor.after, 'hex').subarray(0, 8)) : services.node.chain.head().number;
     // Proofs of the cursor's block left to show: those before the last one shown, in accepted order.
     let before = cursor ? readBe(Buffer.from(cursor.after, 'hex').subarray(8)) : Number.MAX_SAFE_INTEGER;
-    const items: Record<string, unknown>[] = [];
+    const items: ComputeProof[] = [];
     let last: { block: number; index: number } | undefined;
     const lowest = Math.max(0, block - PROOF_SCAN_BLOCKS + 1);
     for (; block >= lowest && items.length < limit; block--, before = Number.MAX_SAFE_INTEGER) {
@@ -144,22 +86,22 @@ export const computeHandlers: Record<string, Handler> = {
     };
   },
 
-  getComputeStats: (_input, services) => computeStats(services.node, EXPLORER_STYLE),
+  getComputeStats: (_input, services) => inExplorerStyle<ComputeStats>(computeStats(services.node, EXPLORER_STYLE)),
 
   getComputeMiner: ({ params }, services) => {
-    const m = services.node.app.compute.miner(lower(params.address));
+    const m = services.node.queries.compute.miner(lower(params.address));
     if (!m) throw new NotFoundError(`miner ${params.address as string} not found`);
     return explorerMinerView(services, m);
   },
 
   getComputeTask: ({ params }, services) => {
-    const t = services.node.app.compute.task(lower(params.id));
+    const t = services.node.queries.compute.task(lower(params.id));
     if (!t) throw new NotFoundError(`task ${params.id as string} not found`);
-    return taskView(services.node, t, EXPLORER_STYLE);
+    return inExplorerStyle<ComputeTask>(services.node.queries.compute.taskView(t, EXPLORER_STYLE));
   },
 
   getComputeProof: ({ params }, services) => {
-    const p = services.node.app.compute.proof(lower(params.id));
+    const p = services.node.queries.compute.proof(lower(params.id));
     if (!p) throw new NotFoundError(`proof ${params.id as string} not found`);
     return explorerProofView(p);
   },
@@ -168,9 +110,9 @@ export const computeHandlers: Record<string, Handler> = {
     const n = params.number as number;
     const head = services.node.chain.head().number;
     if (n > head) throw new NotFoundError(`block ${n} not found (the head is ${head})`);
-    const compute = services.node.app.compute;
-    const { accepted, decided } = compute.blockActivity(n);
-    const views = (ids: readonly Hex[]) => ids.map((id) => compute.proof(id)).filter((p) => p !== undefined).map(explorerProofView);
-    return { blockNumber: n, accepted: views(accepted), spotChecksDecided: views(decided) };
+    const { accepted, decided } = services.node.queries.compute.blockProofs(n);
+    return { blockNumber: n, accepted: accepted.map(explorerProofView), spotChecksDecided: decided.map(explorerProofView) };
   },
 };
+
+export const computeRoutes = routeModule(computeRouteDefs, computeHandlers);

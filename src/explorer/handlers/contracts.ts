@@ -1,5 +1,5 @@
 // Implementations of the Contracts routes (definitions in routes/contracts.ts).
-import type { Handler } from '../definition.js';
+import { routeModule, type Handler, type Handlers } from '../definition.js';
 import { decodeFunctionResult, encodeFunctionData, type Abi, type AbiFunction } from 'viem';
 import { revertReason } from '../../chain/revert-reason.js';
 import { BadRequestError, NotFoundError } from '../envelope.js';
@@ -9,6 +9,7 @@ import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
 import type { VerificationRecord, VerifiedContract, VerifiedListing } from '../contracts/records.js';
 import { parseVerificationRequest } from '../contracts/request.js';
 import { NoContractCodeError, verifierFor } from '../contracts/verifier.js';
+import { contractsDefinitions, type AbiEntry } from '../routes/contracts.js';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
@@ -60,7 +61,7 @@ function verifiedOr404(input: Parameters<Handler>[0], services: Parameters<Handl
   throw new NotFoundError(`contract ${address} is not verified`);
 }
 
-export const contractsHandlers: Record<string, Handler> = {
+export const contractsHandlers: Handlers<typeof contractsDefinitions> = {
   listVerifiedContracts: ({ query }, services) => {
     const { listing } = verifierFor(services).repos;
     return keysetPage(
@@ -99,7 +100,7 @@ export const contractsHandlers: Record<string, Handler> = {
 
   getContractAbi: (input, services) => {
     const c = verifiedOr404(input, services);
-    return { address: c.address, abi: c.abi };
+    return { address: c.address, abi: c.abi as AbiEntry[] };
   },
 
   getContractSource: (input, services) => sourceView(verifiedOr404(input, services)),
@@ -196,3 +197,5 @@ function reasonOf(output: Buffer): string {
   const reason = revertReason(output);
   return reason ? `: ${reason}` : '';
 }
+
+export const contractsRoutes = routeModule(contractsDefinitions, contractsHandlers);

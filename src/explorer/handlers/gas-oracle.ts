@@ -3,7 +3,8 @@
 // `safe` and `fast` the same rule at the 10th and 90th.
 import { suggestTips } from '../../chain/gas-price.js';
 import { rpc } from '../../params.js';
-import type { Handler } from '../definition.js';
+import { routeModule, type Handlers } from '../definition.js';
+import { gasOracleRouteDefs } from '../routes/gas-oracle.js';
 
 const GWEI = 10n ** 9n;
 const ORACLE_BLOCKS = 20;
@@ -18,7 +19,7 @@ const gwei = (wei: bigint) => {
   return frac ? `${whole}.${frac}` : whole.toString();
 };
 
-export const gasOracleHandlers: Record<string, Handler> = {
+export const gasOracleHandlers: Handlers<typeof gasOracleRouteDefs> = {
   getGasOracle: (_input, { node }) => {
     const s = suggestTips(node.chain, ORACLE_PERCENTILES);
     const nextBase = s.nextBaseFee;
@@ -53,3 +54,5 @@ export const gasOracleHandlers: Record<string, Handler> = {
     }));
   },
 };
+
+export const gasOracleRoutes = routeModule(gasOracleRouteDefs, gasOracleHandlers);

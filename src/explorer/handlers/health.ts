@@ -1,14 +1,15 @@
 // Health: liveness (the process answers) and readiness (blocks are being committed and indexed,
 // and submitted transactions can be journaled).
 import { packageVersion } from '../../version.js';
-import type { Handler } from '../definition.js';
+import { routeModule, type Handlers } from '../definition.js';
 import { ExplorerError } from '../envelope.js';
+import { healthRouteDefs } from '../routes/health.js';
 
 /** Blocks the index may trail the head and still be ready (one block is being indexed while the next is made). */
 export const READY_MAX_LAG = 2;
 const started = Date.now();
 
-export const healthHandlers: Record<string, Handler> = {
+export const healthHandlers: Handlers<typeof healthRouteDefs> = {
   getLiveness: () => ({ status: 'ok', version: packageVersion(), uptimeSeconds: Math.floor((Date.now() - started) / 1000) }),
 
   getReadiness: (_input, { node, indexer }) => {
@@ -39,3 +40,5 @@ export const healthHandlers: Record<string, Handler> = {
     };
   },
 };
+
+export const healthRoutes = routeModule(healthRouteDefs, healthHandlers);

@@ -1,14 +1,14 @@
 // Leaderboard: validators by contribution score, inference miners by inference score.
-import type { Handler } from '../definition.js';
-import { headEpoch, minerStatus } from '../../compute/views.js';
+import { routeModule, type Handlers } from '../definition.js';
 import { validatorView } from './network.js';
 import { addr } from '../views.js';
+import { leaderboardRouteDefs } from '../routes/leaderboard.js';
 
-export const leaderboardHandlers: Record<string, Handler> = {
+export const leaderboardHandlers: Handlers<typeof leaderboardRouteDefs> = {
   getValidatorLeaderboard: ({ query }, { node }) => {
-    const { staking } = node.app;
+    const { staking } = node.queries;
     const scores = staking.scores();
-    return staking.state
+    return staking
       .validators()
       .map((v) => ({ v, score: scores.get(v.address)?.totalBps ?? 0 }))
       .sort((a, b) => b.score - a.score || (a.v.tokens === b.v.tokens ? (a.v.address < b.v.address ? -1 : 1) : a.v.tokens > b.v.tokens ? -1 : 1))
@@ -17,8 +17,8 @@ export const leaderboardHandlers: Record<string, Handler> = {
   },
 
   getMinerLeaderboard: ({ query }, { node }) => {
-    const { compute } = node.app;
-    const { head, epoch } = headEpoch(node);
+    const { compute } = node.queries;
+    const { head, epoch } = compute.headEpoch();
     return compute
       .minerList()
       .map((m) => ({ m, score: compute.inferenceScoreOf(m.window, epoch) }))
@@ -27,7 +27,7 @@ export const leaderboardHandlers: Record<string, Handler> = {
       .map(({ m, score }, i) => ({
         rank: i + 1,
         wallet: addr(m.wallet),
-        status: minerStatus(node, m, head.timestamp, epoch),
+        status: compute.minerStatus(m, head.timestamp, epoch),
         tier: m.tier,
         models: m.models,
         inferenceScore: score.toString(),
@@ -42,3 +42,5 @@ export const leaderboardHandlers: Record<string, Handler> = {
       }));
   },
 };
+
+export const leaderboardRoutes = routeModule(leaderboardRouteDefs, leaderboardHandlers);

@@ -2,32 +2,20 @@
 // integers as decimal strings.
 import { blockTimeMs, epochDurationMs } from '../../chain/block-time.js';
 import { packageVersion } from '../../version.js';
-import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/kernel/module.js';
-import { minSignedPerWindow, uptimeBps, windowMisses } from '../../modules/staking/liveness.js';
-import type { ScoreBreakdown } from '../../modules/staking/score.js';
+import type { ScoreBreakdown } from '../../modules/staking/queries.js';
 import type { ValidatorView } from '../../modules/staking/types.js';
-import type { ExplorerServices, Handler, Schema } from '../definition.js';
+import { routeModule, type ExplorerServices, type Handlers } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
 import { addr, num } from '../views.js';
-
-export const validatorSchema: Schema = {
-  type: 'object',
-  properties: {
-    address: { type: 'string' },
-    moniker: { type: 'string' },
-    totalStake: { type: 'string' },
-    contributionScore: { type: 'number' },
-    commission: { type: 'number' },
-    status: { type: 'string' },
-    uptime: { type: 'number' },
-  },
-};
+import { networkRouteDefs, type Validator, type ValidatorFull } from '../routes/network.js';
 
 const percent = (bps: number) => bps / 100;
 
-export function validatorView(v: ValidatorView, score: ScoreBreakdown | undefined, full = false): Record<string, unknown> {
-  const base = {
+export function validatorView(v: ValidatorView, score: ScoreBreakdown | undefined): Validator;
+export function validatorView(v: ValidatorView, score: ScoreBreakdown | undefined, full: true): ValidatorFull;
+export function validatorView(v: ValidatorView, score: ScoreBreakdown | undefined, full = false): Validator | ValidatorFull {
+  const base: Validator = {
     address: addr(v.address),
     moniker: v.moniker,
     totalStake: v.tokens.toString(),
@@ -63,29 +51,27 @@ export function validatorView(v: ValidatorView, score: ScoreBreakdown | undefine
 }
 
 function validatorOrThrow(services: ExplorerServices, address: unknown): ValidatorView {
-  const v = services.node.app.staking.state.validator(toAddress(Buffer.from((address as string).slice(2), 'hex')));
+  const v = services.node.queries.staking.validator(toAddress(Buffer.from((address as string).slice(2), 'hex')));
   if (!v) throw new NotFoundError(`validator ${address as string} not found`);
   return v;
 }
 
-export const networkHandlers: Record<string, Handler> = {
+export const networkHandlers: Handlers<typeof networkRouteDefs> = {
   listValidators: ({ query }, { node }) => {
-    const { staking } = node.app;
-    const scores = staking.scores();
-    return staking.state
-      .validators()
-      .filter((v) => query.status === undefined || v.status === query.status)
-      .map((v) => validatorView(v, scores.get(v.address)));
+    return node.queries.staking
+      .scoredValidators()
+      .filter(({ validator: v }) => query.status === undefined || v.status === query.status)
+      .map(({ validator: v, score }) => validatorView(v, score));
   },
 
   getValidator: ({ params }, services) => {
     const v = validatorOrThrow(services, params.address);
-    return validatorView(v, services.node.app.staking.scores().get(v.address), true);
+    return validatorView(v, services.node.queries.staking.scores().get(v.address), true);
   },
 
   getValidatorDelegators: ({ params }, services) => {
     const v = validatorOrThrow(services, params.address);
-    return services.node.app.staking.state
+    return services.node.queries.staking
       .delegationsTo(v.address)
       .sort((a, b) => (a.amount === b.amount ? (a.delegator < b.delegator ? -1 : 1) : a.amount > b.amount ? -1 : 1))
       .map((d) => ({ delegator: addr(d.delegator), stake: d.amount.toString(), shares: d.shares.toString(), pendingRewards: d.pendingRewards.toString() }));
@@ -93,31 +79,27 @@ export const networkHandlers: Record<string, Handler> = {
 
   getValidatorSigningWindow: ({ params }, services) => {
     const v = validatorOrThrow(services, params.address);
-    const { staking } = services.node.app;
-    const w = staking.state.signingWindow(v.address)!;
-    const misses = windowMisses(w);
-    const missed = misses.filter((m) => m).length;
-    const minSigned = minSignedPerWindow(staking.params);
+    const w = services.node.queries.staking.signingWindow(v.address)!;
     return {
       address: addr(v.address),
-      windowSize: staking.params.signedBlocksWindow,
-      counted: misses.length,
-      signed: misses.length - missed,
-      missed,
-      minSignedPerWindow: minSigned,
-      maxMissedPerWindow: staking.params.signedBlocksWindow - minSigned,
-      uptime: percent(uptimeBps(w, w.size)),
-      blocks: misses.map((m) => (m ? 'missed' : 'signed')),
+      windowSize: w.windowSize,
+      counted: w.counted,
+      signed: w.signed,
+      missed: w.missed,
+      minSignedPerWindow: w.minSignedPerWindow,
+      maxMissedPerWindow: w.maxMissedPerWindow,
+      uptime: percent(w.uptimeBps),
+      blocks: w.misses.map((m) => (m ? 'missed' : 'signed')),
     };
   },
 
   getEpoch: (_input, { node }) => {
-    const { chain, app, config } = node;
+    const { chain, queries, config } = node;
     const head = chain.head();
-    const params = app.staking.params;
-    const epoch = epochOfHeight(head.number, params);
-    const start = epochStartHeight(epoch, params);
-    const set = app.staking.state.validatorSet(app.staking.state.currentEpoch);
+    const params = queries.staking.params;
+    const epoch = queries.staking.epochOf(head.number);
+    const start = queries.staking.epochStart(epoch);
+    const set = queries.staking.validatorSet(queries.staking.currentEpoch);
     return {
       number: epoch,
       startBlock: start,
@@ -131,8 +113,8 @@ export const networkHandlers: Record<string, Handler> = {
   },
 
   getNodeInfo: (_input, { node }) => {
-    const { chain, app, config, coinbase, startingBlock } = node;
-    const own = app.staking.state.validator(toAddress(coinbase));
+    const { chain, queries, config, coinbase, startingBlock } = node;
+    const own = queries.staking.validator(toAddress(coinbase));
     return {
       version: `svc-node/v${packageVersion()}`,
       chainId: config.chainId,
@@ -146,3 +128,5 @@ export const networkHandlers: Record<string, Handler> = {
     };
   },
 };
+
+export const networkRoutes = routeModule(networkRouteDefs, networkHandlers);

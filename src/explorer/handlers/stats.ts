@@ -1,8 +1,9 @@
 // Stats: totals from the index and the chain.
 import { averageBlockTimeMs, blockWindow, firstBlockAtOrAfter, statsWindowStart, transactionsPerSecond } from '../../chain/block-time.js';
 import { system } from '../../params.js';
-import type { ExplorerServices, Handler } from '../definition.js';
+import { routeModule, type ExplorerServices, type Handlers } from '../definition.js';
 import { TOTAL_ADDRESSES, TOTAL_TOKENS, TOTAL_TRANSACTIONS } from '../indexer/records.js';
+import { statsRouteDefs } from '../routes/stats.js';
 
 
 /** Transactions per second over the blocks after `oldest` up to the head. */
@@ -11,12 +12,12 @@ function tpsSince(services: ExplorerServices, oldest: number): number {
 }
 
 
-export const statsHandlers: Record<string, Handler> = {
+export const statsHandlers: Handlers<typeof statsRouteDefs> = {
   getStats: (_input, services) => {
-    const { chain, app } = services.node;
+    const { chain, app, queries } = services.node;
     const { indexes } = services;
     const head = chain.head();
-    const validators = app.staking.state.validators();
+    const validators = queries.staking.validators();
     const window = blockWindow(chain, statsWindowStart(head.number, 100));
     return {
       blocks: head.number + 1,
@@ -26,7 +27,7 @@ export const statsHandlers: Record<string, Handler> = {
       tokens: indexes.meta.get(TOTAL_TOKENS) ?? 0,
       validators: validators.length,
       activeValidators: validators.filter((v) => v.status === 'active').length,
-      totalStaked: app.staking.state.totals().totalStaked.toString(),
+      totalStaked: queries.staking.totals().totalStaked.toString(),
       totalSupply: app.supply().toString(),
       averageBlockTimeMs: averageBlockTimeMs(window),
       tps: transactionsPerSecond(window),
@@ -43,10 +44,10 @@ export const statsHandlers: Record<string, Handler> = {
   },
 
   getSupply: (_input, { node }) => {
-    const { chain, app } = node;
+    const { chain, app, queries } = node;
     const head = chain.head().number;
     const balanceOf = (a: string) => chain.getAccount(Buffer.from(a.slice(2), 'hex'), head).balance;
-    const totals = app.staking.state.totals();
+    const totals = queries.staking.totals();
     return {
       totalSupply: app.supply().toString(),
       staked: totals.totalStaked.toString(),
@@ -57,3 +58,5 @@ export const statsHandlers: Record<string, Handler> = {
     };
   },
 };
+
+export const statsRoutes = routeModule(statsRouteDefs, statsHandlers);

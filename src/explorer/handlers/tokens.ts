@@ -1,10 +1,11 @@
 // Tokens: read from the index.
-import type { ExplorerServices, Handler } from '../definition.js';
+import { routeModule, type ExplorerServices, type Handlers } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
 import type { TokenRecord } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
 import type { Entry } from '../store.js';
 import { addr, refuseIndexedBalances, tokenView, transferView } from '../views.js';
+import { tokenRouteDefs } from '../routes/tokens.js';
 
 const limitOf = (q: Record<string, unknown>) => (q.limit as number | undefined) ?? PAGE.defaultLimit;
 const keyOf = (a: unknown) => Buffer.from((a as string).slice(2), 'hex');
@@ -22,7 +23,7 @@ function under<T>(scan: (from: Buffer | undefined, limit: number, reverse: boole
     scan(from === undefined ? undefined : Buffer.concat([sub, from]), limit, reverse).map((e) => ({ key: e.key.subarray(sub.length), value: e.value }));
 }
 
-export const tokenHandlers: Record<string, Handler> = {
+export const tokenHandlers: Handlers<typeof tokenRouteDefs> = {
   listTokens: ({ query }, { indexes }) => {
     const type = query.type as string | undefined;
     return keysetPage(
@@ -85,3 +86,5 @@ export const tokenHandlers: Record<string, Handler> = {
     );
   },
 };
+
+export const tokenRoutes = routeModule(tokenRouteDefs, tokenHandlers);

@@ -1,11 +1,13 @@
 // Transactions: lists from the index, details from the chain and the pool.
 import { revertReason } from '../../chain/revert-reason.js';
 import { isUserOperationEvent } from '../../chain/user-operation-events.js';
-import type { ExplorerServices, Handler } from '../definition.js';
+import { routeModule, type ExplorerServices, type Handlers } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
 import { transfersOf, type RpcLog } from '../transfers.js';
 import { addressKey, type Hex } from '../indexer/records.js';
 import { decodeCursor, keysetPage, PAGE } from '../pagination.js';
+import { transactionRouteDefs } from '../routes/transactions.js';
+import type { TokenTransfer, UserOperation } from '../routes/shapes.js';
 import { addr, big, internalTxView, logView, lowerHex, num, pendingView, transferView, txSummaryView, userOperationView } from '../views.js';
 
 type Rpc = Record<string, unknown>;
@@ -19,7 +21,7 @@ function mined(services: ExplorerServices, hash: string): { tx: Rpc; receipt: Rp
   return { tx, receipt };
 }
 
-function tokenTransfers(services: ExplorerServices, receipt: Rpc): Record<string, unknown>[] {
+function tokenTransfers(services: ExplorerServices, receipt: Rpc): TokenTransfer[] {
   if (receipt.status !== '0x1') return [];
   const block = num(receipt.blockNumber);
   const timestamp = num(services.node.chain.getBlockSummary({ number: block })?.timestamp);
@@ -54,24 +56,24 @@ async function failureReason(services: ExplorerServices, tx: Rpc, block: number)
 }
 
 /** The user operations a transaction's handleOps ran: one per UserOperationEvent of a genesis EntryPoint, in log order. */
-function userOperations(receipt: Rpc): Record<string, unknown>[] {
+function userOperations(receipt: Rpc): UserOperation[] {
   return (receipt.logs as RpcLog[]).filter(isUserOperationEvent).map(userOperationView);
 }
 
 /** A type-4 transaction's authorizations as signed (the authority is not recovered); null for other types. */
-function authorizations(tx: Rpc): Record<string, unknown>[] | null {
+function authorizations(tx: Rpc): { chainId: number; address: string; nonce: number; yParity: number; r: string; s: string }[] | null {
   if (!Array.isArray(tx.authorizationList)) return null;
   return (tx.authorizationList as Rpc[]).map((a) => ({
     chainId: num(a.chainId),
     address: addr(a.address as string),
     nonce: num(a.nonce),
     yParity: num(a.yParity),
-    r: a.r,
-    s: a.s,
+    r: a.r as string,
+    s: a.s as string,
   }));
 }
 
-export const transactionHandlers: Record<string, Handler> = {
+export const transactionHandlers: Handlers<typeof transactionRouteDefs> = {
   listTransactions: ({ query }, { indexes }) =>
     keysetPage(
       decodeCursor(query.cursor as string | undefined),
@@ -110,7 +112,7 @@ export const transactionHandlers: Record<string, Handler> = {
     return {
       hash,
       blockNumber: block,
-      blockHash: receipt.blockHash,
+      blockHash: receipt.blockHash as string,
       index: num(receipt.transactionIndex),
       timestamp,
       confirmations: chain.head().number - block + 1,
@@ -127,8 +129,8 @@ export const transactionHandlers: Record<string, Handler> = {
       maxFeePerGas: tx.maxFeePerGas === undefined ? null : big(tx.maxFeePerGas),
       maxPriorityFeePerGas: tx.maxPriorityFeePerGas === undefined ? null : big(tx.maxPriorityFeePerGas),
       fee: (gasUsed * price).toString(),
-      input: tx.input,
-      method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : tx.input,
+      input: tx.input as string,
+      method: (tx.input as string).length >= 10 ? (tx.input as string).slice(0, 10) : (tx.input as string),
       ...(failed ? await failureReason(services, tx, block) : { revertReason: null, revertData: null }),
       authorizationList: authorizations(tx),
       logs: (receipt.logs as Rpc[]).map(logView),
@@ -148,3 +150,4 @@ export const transactionHandlers: Record<string, Handler> = {
   },
 };
 
+export const transactionRoutes = routeModule(transactionRouteDefs, transactionHandlers);

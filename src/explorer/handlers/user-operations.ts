@@ -4,10 +4,11 @@
 import { ENTRY_POINT_VERSIONS, findUserOperationEvent, USER_OPERATION_EVENT, userOperationExecutionLogs } from '../../chain/user-operation-events.js';
 import type { Chain } from '../../native/index.js';
 import { rpc as rpcParams } from '../../params.js';
-import type { Handler } from '../definition.js';
+import { routeModule, type Handlers } from '../definition.js';
 import { NotFoundError } from '../envelope.js';
 import { decodeCursor, encodeCursor, PAGE } from '../pagination.js';
 import { be, readBe } from '../store.js';
+import { userOperationRouteDefs, type LocatedUserOperation } from '../routes/user-operations.js';
 import { addr, logView, num, userOperationView } from '../views.js';
 
 type Log = { address: string; topics: string[]; data: string; blockNumber: unknown; logIndex: unknown; transactionHash: unknown };
@@ -28,7 +29,7 @@ export async function userOperationPage(chain: Pick<Chain, 'head' | 'getLogs'>, 
   let upper = cursor ? readBe(Buffer.from(cursor.after, 'hex').subarray(0, 8)) : head;
   const lastShown = cursor ? readBe(Buffer.from(cursor.after, 'hex').subarray(8)) : Number.MAX_SAFE_INTEGER;
   const topics = sender === null ? [[USER_OPERATION_TOPIC]] : [[USER_OPERATION_TOPIC], null, [Buffer.concat([Buffer.alloc(12), Buffer.from(sender.slice(2), 'hex')])]];
-  const items: Record<string, unknown>[] = [];
+  const items: LocatedUserOperation[] = [];
   while (items.length < limit && upper >= lowest) {
     const lower = Math.max(lowest, upper - rpcParams.maxLogBlockRange + 1);
     const found = await chain.getLogs({ fromBlock: lower, toBlock: upper, addresses: ENTRY_POINT_KEYS, topics, limit: rpcParams.maxLogResults });
@@ -37,7 +38,7 @@ export async function userOperationPage(chain: Pick<Chain, 'head' | 'getLogs'>, 
       .reverse();
     for (const l of logs) {
       if (items.length >= limit) break;
-      items.push({ ...userOperationView(l), transactionHash: l.transactionHash, blockNumber: num(l.blockNumber), logIndex: num(l.logIndex) });
+      items.push({ ...userOperationView(l), transactionHash: l.transactionHash as string, blockNumber: num(l.blockNumber), logIndex: num(l.logIndex) });
     }
     if (items.length >= limit) break;
     upper = lower - 1;
@@ -46,12 +47,12 @@ export async function userOperationPage(chain: Pick<Chain, 'head' | 'getLogs'>, 
   const more = last !== undefined && (items.length === limit || upper >= lowest);
   return {
     items,
-    next: more ? encodeCursor({ after: Buffer.concat([be(last.blockNumber as number, 8), be(last.logIndex as number, 4)]).toString('hex'), direction: 'older' }) : null,
+    next: more ? encodeCursor({ after: Buffer.concat([be(last.blockNumber, 8), be(last.logIndex, 4)]).toString('hex'), direction: 'older' }) : null,
     prev: null,
   };
 }
 
-export const userOperationHandlers: Record<string, Handler> = {
+export const userOperationHandlers: Handlers<typeof userOperationRouteDefs> = {
   listUserOperations: ({ query }, { node }) =>
     userOperationPage(node.chain, null, query.cursor as string | undefined, (query.limit as number | undefined) ?? PAGE.defaultLimit),
 
@@ -75,3 +76,5 @@ export const userOperationHandlers: Record<string, Handler> = {
     };
   },
 };
+
+export const userOperationRoutes = routeModule(userOperationRouteDefs, userOperationHandlers);

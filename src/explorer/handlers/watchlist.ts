@@ -2,13 +2,14 @@
 import { authServices, signedIn } from '../auth/access.js';
 import type { WatchlistEntry } from '../auth/store.js';
 import { latestActivity, type WatchlistChanges, type WatchlistItem } from '../auth/watchlist.js';
-import type { ExplorerServices, Handler } from '../definition.js';
+import { routeModule, type ExplorerServices, type Handlers } from '../definition.js';
 import { BadRequestError } from '../envelope.js';
 import { decodeCursor, PAGE } from '../pagination.js';
+import { watchlistRouteDefs } from '../routes/watchlist.js';
 
 const withActivity = (services: ExplorerServices, e: WatchlistEntry): WatchlistItem => ({ ...e, latestActivity: latestActivity(services.indexes, e.address) });
 
-export const watchlistHandlers: Record<string, Handler> = {
+export const watchlistHandlers: Handlers<typeof watchlistRouteDefs> = {
   listWatchlist({ user, query }, services) {
     const cursor = decodeCursor(query['cursor'] as string | undefined);
     const limit = (query['limit'] as number | undefined) ?? PAGE.defaultLimit;
@@ -46,3 +47,5 @@ export const watchlistHandlers: Record<string, Handler> = {
     return { id: entry.id, deleted: true };
   },
 };
+
+export const watchlistRoutes = routeModule(watchlistRouteDefs, watchlistHandlers);

@@ -7,10 +7,9 @@ import { Server as SocketServer, type Socket } from 'socket.io';
 import type { ProducedBlock } from '../../native/index.js';
 import { EDGE_HEADERS } from '../../net/edge-headers.js';
 import { ws as wsParams } from '../../params.js';
-import { ValidatorWatch } from '../../modules/staking/changes.js';
 import { explorerProposalEventView } from '../handlers/governance.js';
-import { bridgeEventView } from '../../bridge/views.js';
-import { rentEventView } from '../../modules/rent/module.js';
+import { bridgeEventView } from '../../modules/bridge/queries.js';
+import { rentEventView } from '../../modules/rent/queries.js';
 import { validatorView } from '../handlers/network.js';
 import { addressKey } from '../indexer/records.js';
 import type { ExplorerServices } from '../definition.js';
@@ -168,7 +167,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
   };
 
   // Validator changes are found at commit time (the ledger moves on with the next block) and published in block order.
-  const validators = new ValidatorWatch(() => node.app.staking.state);
+  const validators = node.queries.staking.validatorWatch();
   let queue: Promise<void> = Promise.resolve();
   let closed = false;
   const onBlock = (produced: ProducedBlock): void => {
@@ -177,7 +176,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     try {
       const found = validators.next();
       if (found.length > 0 && members('validators:changes') > 0) {
-        const scores = node.app.staking.scores();
+        const scores = node.queries.staking.scores();
         changes = found.map((c) => ({
           address: addr(c.address),
           changes: c.kinds,
@@ -194,7 +193,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     let proposalEvents: Record<string, unknown>[] = [];
     try {
       if (members('governance:proposals') > 0) {
-        proposalEvents = node.app.governance.lastBlockEvents.filter((e) => e.height === number).map(explorerProposalEventView);
+        proposalEvents = node.queries.governance.blockEvents(number).map(explorerProposalEventView);
       }
     } catch (err) {
       feedLog.error({ err, number }, 'live feed could not read governance events');
@@ -202,7 +201,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     // The bridge's mints, ready withdrawals and releases of the block, read the same way.
     let bridgeEvents: Record<string, unknown>[] = [];
     try {
-      if (members('bridge:events') > 0) bridgeEvents = node.app.bridge.lastBlockEvents.filter((e) => e.height === number).map(bridgeEventView);
+      if (members('bridge:events') > 0) bridgeEvents = node.queries.bridge.blockEvents(number).map(bridgeEventView);
     } catch (err) {
       feedLog.error({ err, number }, 'live feed could not read bridge events');
     }
@@ -210,7 +209,7 @@ export function attachLiveFeed(explorer: { server: { http: http.Server }; servic
     let rentEvents: Record<string, unknown>[] = [];
     try {
       if (members('rent:events') > 0) {
-        rentEvents = node.app.rent.lastBlockEvents.filter((e) => e.height === number).map((e) => rentEventView(e, { amount: (v) => v.toString(), quantity: (v) => v }));
+        rentEvents = node.queries.rent.blockEvents(number).map((e) => rentEventView(e, { amount: (v) => v.toString(), quantity: (v) => v }));
       }
     } catch (err) {
       feedLog.error({ err, number }, 'live feed could not read rent events');

@@ -1,12 +1,49 @@
 // Addresses: summary with counters, transactions, token transfers, token balances, logs, user operations.
-import type { ParamDef, RouteDef, RouteModule } from '../definition.js';
-import { addressHandlers } from '../handlers/addresses.js';
-import { pageParams, pageSchema, schemas } from '../validate.js';
-import { internalTxSchema, transferSchema, txSchema, userOperationSchema } from '../views.js';
+import { object, pageParams, pageSchema, routes, schemas, type Api, type FromSchema } from '../schema.js';
+import { internalTxSchema, logSchema, tokenSchema, transferSchema, txSchema } from './shapes.js';
+import { locatedUserOperationSchema } from './user-operations.js';
 
-const address: ParamDef = { name: 'address', in: 'path', description: '0x address', schema: schemas.address };
+const address = { name: 'address', in: 'path', description: '0x address', schema: schemas.address } as const;
+const str = { type: 'string' } as const;
+const int = { type: 'integer' } as const;
 
-const definitions: RouteDef[] = [
+/** An address's summary (GET /addresses/{address}). */
+export const addressInfoSchema = object({
+  address: str,
+  balance: str,
+  nonce: int,
+  isContract: { type: 'boolean' },
+  codeSize: int,
+  creator: { type: ['string', 'null'] },
+  creationTransaction: { type: ['string', 'null'] },
+  token: { oneOf: [tokenSchema, { type: 'null' }] },
+  validator: { oneOf: [object({ moniker: str, status: str, stake: str }), { type: 'null' }] },
+  transactions: int,
+  tokenTransfers: int,
+  rent: object({
+    storageDeposit: str,
+    storageSlotCount: int,
+    lastActiveEpoch: int,
+    isDormant: { type: 'boolean' },
+    rentOwed: str,
+    currentEpoch: int,
+    reactivationFee: str,
+    exempt: { type: 'boolean' },
+    module: { type: 'string', description: 'the rent module: payRent(account) and reactivate(account) go to it' },
+  }),
+});
+export type AddressInfo = FromSchema<typeof addressInfoSchema>;
+
+export const addressCountersSchema = object({
+  transactions: int,
+  tokenTransfers: int,
+  blocksProduced: int,
+  firstBlock: { type: ['integer', 'null'] },
+  lastBlock: { type: ['integer', 'null'] },
+});
+export type AddressCounters = FromSchema<typeof addressCountersSchema>;
+
+export const addressRouteDefs = routes([
   {
     id: 'getAddress',
     method: 'GET',
@@ -15,28 +52,7 @@ const definitions: RouteDef[] = [
     summary: 'Balance, nonce, whether it is a contract (with its creation), token and validator facts, counters, and its storage rent (deposit, slots, activity, dormancy, rent owed).',
     auth: 'public',
     params: [address],
-    response: {
-      type: 'object',
-      properties: {
-        address: { type: 'string' },
-        balance: { type: 'string' },
-        isContract: { type: 'boolean' },
-        rent: {
-          type: 'object',
-          properties: {
-            storageDeposit: { type: 'string' },
-            storageSlotCount: { type: 'integer' },
-            lastActiveEpoch: { type: 'integer' },
-            isDormant: { type: 'boolean' },
-            rentOwed: { type: 'string' },
-            currentEpoch: { type: 'integer' },
-            reactivationFee: { type: 'string' },
-            exempt: { type: 'boolean' },
-            module: { type: 'string', description: 'the rent module: payRent(account) and reactivate(account) go to it' },
-          },
-        },
-      },
-    },
+    response: addressInfoSchema,
   },
   {
     id: 'getAddressCounters',
@@ -46,7 +62,7 @@ const definitions: RouteDef[] = [
     summary: 'Transactions, token transfers, blocks produced, first and last active block.',
     auth: 'public',
     params: [address],
-    response: { type: 'object', properties: { transactions: { type: 'integer' }, tokenTransfers: { type: 'integer' } } },
+    response: addressCountersSchema,
   },
   {
     id: 'getAddressTransactions',
@@ -60,7 +76,9 @@ const definitions: RouteDef[] = [
       ...pageParams,
       { name: 'filter', in: 'query', description: 'from | to (default: both)', schema: { type: 'string', enum: ['from', 'to'] } },
     ],
-    response: pageSchema(txSchema),
+    response: pageSchema(
+      object({ ...txSchema.properties, roles: { type: 'array', items: { type: 'string', enum: ['from', 'to', 'created', 'token'] }, description: 'how the address took part' } }),
+    ),
   },
   {
     id: 'getAddressInternalTransactions',
@@ -94,7 +112,13 @@ const definitions: RouteDef[] = [
     summary: 'Tokens the address holds, with balances (ERC-20 amounts, NFT counts) as the index follows them.',
     auth: 'public',
     params: [address],
-    response: { type: 'array', items: { type: 'object' } },
+    response: {
+      type: 'array',
+      items: object({
+        token: { anyOf: [tokenSchema, object({ address: str }, [], 'a token the index has no record of')] },
+        balance: { type: 'string', description: 'ERC-20 amount or number of NFTs' },
+      }),
+    },
   },
   {
     id: 'getAddressLogs',
@@ -104,7 +128,7 @@ const definitions: RouteDef[] = [
     summary: 'Logs emitted by the address (a contract), newest first, paged by block ranges.',
     auth: 'public',
     params: [address, ...pageParams],
-    response: pageSchema({ type: 'object' }),
+    response: pageSchema(logSchema),
   },
   {
     id: 'getAddressUserOperations',
@@ -115,16 +139,11 @@ const definitions: RouteDef[] = [
       "ERC-4337 user operations the address (a smart account) sent through a genesis EntryPoint (v0.6, v0.7), newest first, from the EntryPoints' UserOperationEvent logs over the last rpc.userOperationLookbackBlocks blocks.",
     auth: 'public',
     params: [address, ...pageParams],
-    response: pageSchema({
-      ...userOperationSchema,
-      properties: {
-        ...(userOperationSchema.properties as object),
-        transactionHash: { type: 'string' },
-        blockNumber: { type: 'integer' },
-        logIndex: { type: 'integer' },
-      },
-    }),
+    response: pageSchema(locatedUserOperationSchema),
   },
-];
+]);
 
-export const addressRoutes: RouteModule = { definitions, handlers: addressHandlers };
+export type AddressApi = Api<typeof addressRouteDefs>;
+
+/** A transaction of an address's list, with how the address took part. */
+export type AddressTx = AddressApi['getAddressTransactions']['response']['items'][number];

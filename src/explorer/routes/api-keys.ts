@@ -1,33 +1,30 @@
 // API key routes: list, create (the key is shown once), revoke, and today's usage. Keys are sent
 // as X-Api-Key or ?apikey= and raise the caller's rate limits to the key's tier.
 import { explorer as params } from '../../params.js';
-import { API_KEY_TIERS } from '../auth/store.js';
-import type { ParamDef, RouteDef, RouteModule, Schema } from '../definition.js';
-import { apiKeyHandlers } from '../handlers/api-keys.js';
+import { object, routes, type Api } from '../schema.js';
 
-const keyId: ParamDef = {
+/** The API key tiers (explorer.tiers). */
+const tiers = Object.keys(params.tiers) as (keyof typeof params.tiers)[];
+
+const keyId = {
   name: 'id',
   in: 'path',
   required: true,
   description: 'API key id (from GET /api-keys)',
   schema: { type: 'string', pattern: '^[0-9a-f]{32}$', description: '32 lowercase hex characters' },
-};
+} as const;
 
-const apiKey: Schema = {
-  type: 'object',
-  required: ['id', 'name', 'prefix', 'tier', 'createdAt', 'lastUsedAt', 'requestsToday'],
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    prefix: { type: 'string', description: `the key's first ${params.apiKeyShownChars} characters` },
-    tier: { type: 'string', enum: API_KEY_TIERS },
-    createdAt: { type: 'string', format: 'date-time' },
-    lastUsedAt: { type: ['string', 'null'], format: 'date-time' },
-    requestsToday: { type: 'integer', description: 'requests since 00:00 UTC' },
-  },
-};
+const apiKey = object({
+  id: { type: 'string' },
+  name: { type: 'string' },
+  prefix: { type: 'string', description: `the key's first ${params.apiKeyShownChars} characters` },
+  tier: { type: 'string', enum: tiers },
+  createdAt: { type: 'string', format: 'date-time' },
+  lastUsedAt: { type: ['string', 'null'], format: 'date-time' },
+  requestsToday: { type: 'integer', description: 'requests since 00:00 UTC' },
+});
 
-export const definitions: RouteDef[] = [
+export const apiKeyRouteDefs = routes([
   {
     id: 'listApiKeys',
     method: 'GET',
@@ -35,11 +32,7 @@ export const definitions: RouteDef[] = [
     category: 'API Keys',
     summary: "The signed-in user's API keys (never the keys themselves)",
     auth: 'user',
-    response: {
-      type: 'object',
-      required: ['items', 'maxKeys'],
-      properties: { items: { type: 'array', items: apiKey }, maxKeys: { type: 'integer', description: 'keys an account may hold' } },
-    },
+    response: object({ items: { type: 'array', items: apiKey }, maxKeys: { type: 'integer', description: 'keys an account may hold' } }),
   },
   {
     id: 'createApiKey',
@@ -54,11 +47,7 @@ export const definitions: RouteDef[] = [
       additionalProperties: false,
       properties: { name: { type: 'string', minLength: 1, maxLength: params.labelMaxLength, description: 'a label to tell keys apart' } },
     },
-    response: {
-      type: 'object',
-      required: [...(apiKey.required as string[]), 'key'],
-      properties: { ...(apiKey.properties as Record<string, Schema>), key: { type: 'string', description: 'the API key: store it now, it is not shown again' } },
-    },
+    response: object({ ...apiKey.properties, key: { type: 'string', description: 'the API key: store it now, it is not shown again' } }),
     status: 201,
   },
   {
@@ -69,7 +58,7 @@ export const definitions: RouteDef[] = [
     summary: 'Revoke one of your API keys; requests with it fail with 401 from now on',
     auth: 'user',
     params: [keyId],
-    response: { type: 'object', required: ['id', 'revoked'], properties: { id: { type: 'string' }, revoked: { const: true } } },
+    response: object({ id: { type: 'string' }, revoked: { const: true } }),
   },
   {
     id: 'getApiKeyUsage',
@@ -79,21 +68,17 @@ export const definitions: RouteDef[] = [
     summary: "Today's request count of one of your API keys, its tier and its limits",
     auth: 'user',
     params: [keyId],
-    response: {
-      type: 'object',
-      required: ['id', 'tier', 'day', 'requestsToday', 'dailyLimit', 'remainingToday', 'perSecond', 'resetsAt'],
-      properties: {
-        id: { type: 'string' },
-        tier: { type: 'string', enum: API_KEY_TIERS },
-        day: { type: 'string', description: 'the UTC day counted, YYYY-MM-DD' },
-        requestsToday: { type: 'integer' },
-        dailyLimit: { type: ['integer', 'null'], description: 'null: unlimited' },
-        remainingToday: { type: ['integer', 'null'], description: 'null: unlimited' },
-        perSecond: { type: 'integer', description: 'requests per second allowed' },
-        resetsAt: { type: 'string', format: 'date-time', description: 'when the daily count starts again (00:00 UTC)' },
-      },
-    },
+    response: object({
+      id: { type: 'string' },
+      tier: { type: 'string', enum: tiers },
+      day: { type: 'string', description: 'the UTC day counted, YYYY-MM-DD' },
+      requestsToday: { type: 'integer' },
+      dailyLimit: { type: ['integer', 'null'], description: 'null: unlimited' },
+      remainingToday: { type: ['integer', 'null'], description: 'null: unlimited' },
+      perSecond: { type: 'integer', description: 'requests per second allowed' },
+      resetsAt: { type: 'string', format: 'date-time', description: 'when the daily count starts again (00:00 UTC)' },
+    }),
   },
-];
+]);
 
-export const apiKeyRoutes: RouteModule = { definitions, handlers: apiKeyHandlers };
+export type ApiKeyApi = Api<typeof apiKeyRouteDefs>;

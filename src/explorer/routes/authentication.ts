@@ -4,28 +4,19 @@
 // Register, login and logout take JSON only (415 otherwise): no cross-site form or text/plain post
 // reaches them without a CORS preflight.
 import { explorer as params } from '../../params.js';
-import type { RouteDef, RouteModule, Schema } from '../definition.js';
-import { authenticationHandlers } from '../handlers/authentication.js';
+import { object, routes, type Api } from '../schema.js';
 
-const user: Schema = {
-  type: 'object',
-  required: ['id', 'email', 'createdAt'],
-  properties: { id: { type: 'string' }, email: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } },
-};
+const user = object({ id: { type: 'string' }, email: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } });
 
 /** What register, login and refresh return; the refresh token is set as the svc_refresh cookie. */
-const session: Schema = {
-  type: 'object',
-  required: ['user', 'accessToken', 'tokenType', 'expiresIn'],
-  properties: {
-    user,
-    accessToken: { type: 'string', description: 'JWT for "Authorization: Bearer <token>"' },
-    tokenType: { const: 'Bearer' },
-    expiresIn: { type: 'integer', description: `seconds the access token is valid (${params.accessTokenSeconds})` },
-  },
-};
+const session = object({
+  user,
+  accessToken: { type: 'string', description: 'JWT for "Authorization: Bearer <token>"' },
+  tokenType: { const: 'Bearer' },
+  expiresIn: { type: 'integer', description: `seconds the access token is valid (${params.accessTokenSeconds})` },
+});
 
-const credentials: Schema = {
+const credentials = {
   type: 'object',
   required: ['email', 'password'],
   additionalProperties: false,
@@ -34,9 +25,9 @@ const credentials: Schema = {
     // The length rule is checked in characters by the handler; this bound only stops huge bodies early.
     password: { type: 'string', maxLength: params.passwordMaxLength * 4, description: `${params.passwordMinLength} to ${params.passwordMaxLength} characters` },
   },
-};
+} as const;
 
-export const definitions: RouteDef[] = [
+export const authenticationRouteDefs = routes([
   {
     id: 'authRegister',
     method: 'POST',
@@ -79,7 +70,7 @@ export const definitions: RouteDef[] = [
     // No fields; JSON only, so that another site cannot sign a visitor out with a form post.
     body: { type: 'object', additionalProperties: false, properties: {}, description: 'send {} (or no body) with Content-Type: application/json' },
     jsonOnly: true,
-    response: { type: 'object', required: ['loggedOut'], properties: { loggedOut: { const: true } } },
+    response: object({ loggedOut: { const: true } }),
   },
   {
     id: 'authMe',
@@ -88,12 +79,8 @@ export const definitions: RouteDef[] = [
     category: 'Authentication',
     summary: 'The signed-in user: id, email, creation time, number of API keys and watchlist entries',
     auth: 'user',
-    response: {
-      type: 'object',
-      required: ['id', 'email', 'createdAt', 'apiKeys', 'watchlist'],
-      properties: { ...(user.properties as Record<string, Schema>), apiKeys: { type: 'integer' }, watchlist: { type: 'integer' } },
-    },
+    response: object({ ...user.properties, apiKeys: { type: 'integer' }, watchlist: { type: 'integer' } }),
   },
-];
+]);
 
-export const authenticationRoutes: RouteModule = { definitions, handlers: authenticationHandlers };
+export type AuthenticationApi = Api<typeof authenticationRouteDefs>;

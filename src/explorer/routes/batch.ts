@@ -1,8 +1,10 @@
 // Batch: up to 20 GET requests of this API in one call, each answered with its own status and envelope.
-import type { RouteDef, RouteModule } from '../definition.js';
-import { batchHandlers, MAX_BATCH } from '../handlers/batch.js';
+import { object, routes, type Api } from '../schema.js';
 
-const definitions: RouteDef[] = [
+/** Most requests one batch runs. */
+export const MAX_BATCH = 20;
+
+export const batchRouteDefs = routes([
   {
     id: 'batch',
     method: 'POST',
@@ -23,8 +25,19 @@ const definitions: RouteDef[] = [
         },
       },
     },
-    response: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, status: { type: 'integer' }, body: { type: 'object' } } } },
+    response: {
+      type: 'array',
+      items: object({
+        path: { type: 'string' },
+        status: { type: 'integer', description: 'the HTTP status the request would have had on its own' },
+        body: object(
+          { ok: { type: 'boolean' }, data: { description: "the route's answer (as the route's own response schema)" }, error: { type: 'string' } },
+          ['data', 'error'],
+          'the envelope the request would have had on its own: {ok: true, data} or {ok: false, error}',
+        ),
+      }),
+    },
   },
-];
+]);
 
-export const batchRoutes: RouteModule = { definitions, handlers: batchHandlers };
+export type BatchApi = Api<typeof batchRouteDefs>;

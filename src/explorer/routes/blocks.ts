@@ -1,17 +1,15 @@
 // Blocks: the list (newest first) and one block by number, hash or "latest", with its transactions.
-import type { RouteDef, RouteModule } from '../definition.js';
-import { blockHandlers } from '../handlers/blocks.js';
-import { pageParams, pageSchema } from '../validate.js';
-import { blockSchema, transferSchema, txSchema } from '../views.js';
+import { object, pageParams, pageSchema, routes, type Api } from '../schema.js';
+import { blockDetailSchema, blockSchema, transferSchema, txSchema } from './shapes.js';
 
 const blockId = {
   name: 'id',
-  in: 'path' as const,
+  in: 'path',
   description: 'block number, block hash or "latest"',
   schema: { type: 'string', pattern: '^(latest|[0-9]{1,15}|0x[0-9a-fA-F]{64})$', description: 'a number, a 0x hash or "latest"' },
-};
+} as const;
 
-const definitions: RouteDef[] = [
+export const blockRouteDefs = routes([
   {
     id: 'listBlocks',
     method: 'GET',
@@ -30,7 +28,7 @@ const definitions: RouteDef[] = [
     summary: 'One block with its first transactions (up to 100; the rest through /blocks/{id}/transactions).',
     auth: 'public',
     params: [blockId],
-    response: { ...blockSchema, properties: { ...(blockSchema.properties as object), transactions: { type: 'array', items: txSchema } } },
+    response: object({ ...blockDetailSchema.properties, transactions: { type: 'array', items: txSchema } }),
   },
   {
     id: 'getBlockTransactions',
@@ -52,6 +50,9 @@ const definitions: RouteDef[] = [
     params: [blockId],
     response: { type: 'array', items: transferSchema },
   },
-];
+]);
 
-export const blockRoutes: RouteModule = { definitions, handlers: blockHandlers };
+export type BlockApi = Api<typeof blockRouteDefs>;
+
+/** A block with its first transactions (GET /blocks/{id}). */
+export type BlockWithTransactions = BlockApi['getBlock']['response'];

@@ -1,84 +1,102 @@
 // The Contracts category: verified contracts, a contract's creation and verification, its ABI and
 // sources, and source verification (Solidity standard JSON input, compiled with solc-js).
-import type { RouteDef, RouteModule, Schema } from '../definition.js';
-import { contractsHandlers } from '../handlers/contracts.js';
-import { pageParams, pageSchema, schemas } from '../validate.js';
+import { object, pageParams, pageSchema, routes, schemas, type Api, type FromSchema } from '../schema.js';
 import { contracts as params } from '../../params.js';
 
-const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
+const optimizer = object({ enabled: { type: 'boolean' }, runs: { type: 'integer' } });
+const match = { type: 'string', enum: ['full', 'partial'], description: 'full: byte for byte, metadata included; partial: all but the CBOR metadata tail' } as const;
+const matchOrNull = { ...match, type: ['string', 'null'], enum: ['full', 'partial', null] } as const;
+const guid = { type: 'string', pattern: `^[a-z0-9]{${params.guidLength}}$`, description: 'verification GUID' } as const;
+const addressParam = { name: 'address', in: 'path', required: true, description: 'contract address', schema: schemas.address } as const;
 
-const optimizer: Schema = {
-  type: 'object',
-  required: ['enabled', 'runs'],
-  properties: { enabled: { type: 'boolean' }, runs: { type: 'integer' } },
-};
-const match: Schema = { type: 'string', enum: ['full', 'partial'], description: 'full: byte for byte, metadata included; partial: all but the CBOR metadata tail' };
-const guid: Schema = { type: 'string', pattern: `^[a-z0-9]{${params.guidLength}}$`, description: 'verification GUID' };
-const addressParam = { name: 'address', in: 'path' as const, required: true, description: 'contract address', schema: schemas.address };
+const listing = object({
+  address: schemas.address,
+  contractName: { type: 'string' },
+  compilerVersion: { type: 'string' },
+  optimizer,
+  match,
+  verifiedAt: { type: 'integer', description: 'unix seconds' },
+});
 
-const listing: Schema = {
-  type: 'object',
-  required: ['address', 'contractName', 'compilerVersion', 'optimizer', 'match', 'verifiedAt'],
-  properties: {
-    address: schemas.address,
-    contractName: { type: 'string' },
-    compilerVersion: { type: 'string' },
-    optimizer,
-    match,
-    verifiedAt: { type: 'integer', description: 'unix seconds' },
-  },
-};
-
-const contract: Schema = {
-  type: 'object',
-  required: ['address', 'codeSize', 'creator', 'txHash', 'blockNumber', 'timestamp', 'verified'],
-  properties: {
+const contract = object(
+  {
     address: schemas.address,
     codeSize: { type: 'integer', description: 'bytes of runtime code' },
-    creator: { ...nullable(schemas.address), description: 'null when the index did not see the creation (genesis, or created by a contract)' },
-    txHash: nullable(schemas.hash),
+    creator: { ...schemas.address, type: ['string', 'null'], description: 'null when the index did not see the creation (genesis, or created by a contract)' },
+    txHash: { ...schemas.hash, type: ['string', 'null'] },
     blockNumber: { type: ['integer', 'null'] },
     timestamp: { type: ['integer', 'null'] },
     verified: { type: 'boolean' },
     contractName: { type: ['string', 'null'] },
     compilerVersion: { type: ['string', 'null'] },
-    optimizer: { ...optimizer, type: ['object', 'null'] },
+    optimizer: { oneOf: [optimizer, { type: 'null' }] },
     evmVersion: { type: ['string', 'null'], description: 'null: the compiler default' },
     viaIR: { type: ['boolean', 'null'] },
     license: { type: ['string', 'null'] },
-    match: { ...match, type: ['string', 'null'], enum: ['full', 'partial', null] },
+    match: matchOrNull,
     verifiedAt: { type: ['integer', 'null'] },
   },
-};
+  ['contractName', 'compilerVersion', 'optimizer', 'evmVersion', 'viaIR', 'license', 'match', 'verifiedAt'],
+);
 
-const verification: Schema = {
+const verification = object({
+  guid,
+  address: schemas.address,
+  contractName: { type: 'string', description: 'path:Name' },
+  compilerVersion: { type: 'string' },
+  status: { type: 'string', enum: ['pending', 'pass', 'fail'] },
+  reason: { type: ['string', 'null'], description: 'why it failed' },
+  match: matchOrNull,
+  submittedAt: { type: 'integer', description: 'unix seconds' },
+  completedAt: { type: ['integer', 'null'] },
+});
+
+/** Sources by path, each with its text. */
+const sources = { type: 'object', description: 'path -> {content}', additionalProperties: object({ content: { type: 'string' } }) } as const;
+/** Solc settings as given (read whole, not checked field by field: solc judges them). */
+const settings = {
   type: 'object',
-  required: ['guid', 'address', 'contractName', 'compilerVersion', 'status', 'reason', 'match', 'submittedAt', 'completedAt'],
-  properties: {
-    guid,
-    address: schemas.address,
-    contractName: { type: 'string', description: 'path:Name' },
-    compilerVersion: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'pass', 'fail'] },
-    reason: { type: ['string', 'null'], description: 'why it failed' },
-    match: { ...match, type: ['string', 'null'], enum: ['full', 'partial', null] },
-    submittedAt: { type: 'integer', description: 'unix seconds' },
-    completedAt: { type: ['integer', 'null'] },
-  },
-};
+  description: 'solc settings: optimizer, evmVersion, viaIR, remappings, libraries, metadata, outputSelection',
+  additionalProperties: { description: 'a setting as solc takes it' },
+} as const;
 
-const standardJsonInput: Schema = {
+const standardJsonInput = {
   type: 'object',
   required: ['language', 'sources'],
   description: 'Solidity standard JSON input with inline sources (as Hardhat writes it in build-info)',
   properties: {
     language: { type: 'string', enum: ['Solidity'] },
-    sources: { type: 'object', description: 'path -> {content}' },
-    settings: { type: 'object' },
+    sources: { type: 'object', description: 'path -> {content}', additionalProperties: { description: '{content: source text}' } },
+    settings,
   },
-};
+} as const;
 
-export const contractsDefinitions: RouteDef[] = [
+/** A parameter of an ABI entry (a tuple's components are parameters too). */
+const abiParameter = object(
+  {
+    name: { type: 'string' },
+    type: { type: 'string' },
+    internalType: { type: 'string' },
+    indexed: { type: 'boolean', description: 'an event parameter that is a topic' },
+    components: { type: 'array', description: "a tuple's fields, each a parameter like this one", items: { description: 'an ABI parameter' } },
+  },
+  ['name', 'internalType', 'indexed', 'components'],
+);
+/** An entry of a contract's ABI as solc writes it. */
+export const abiEntrySchema = object(
+  {
+    type: { type: 'string', enum: ['function', 'event', 'error', 'constructor', 'fallback', 'receive'] },
+    name: { type: 'string' },
+    inputs: { type: 'array', items: abiParameter },
+    outputs: { type: 'array', items: abiParameter },
+    stateMutability: { type: 'string', enum: ['pure', 'view', 'nonpayable', 'payable'] },
+    anonymous: { type: 'boolean' },
+  },
+  ['name', 'inputs', 'outputs', 'stateMutability', 'anonymous'],
+);
+export type AbiEntry = FromSchema<typeof abiEntrySchema>;
+
+export const contractsDefinitions = routes([
   {
     id: 'listVerifiedContracts',
     method: 'GET',
@@ -117,7 +135,7 @@ export const contractsDefinitions: RouteDef[] = [
     summary: 'The ABI of a verified contract',
     auth: 'public',
     params: [addressParam],
-    response: { type: 'object', required: ['address', 'abi'], properties: { address: schemas.address, abi: { type: 'array' } } },
+    response: object({ address: schemas.address, abi: { type: 'array', items: abiEntrySchema } }),
   },
   {
     id: 'getContractSource',
@@ -136,8 +154,8 @@ export const contractsDefinitions: RouteDef[] = [
         sourcePath: { type: 'string', description: 'the file that defines the contract' },
         compilerVersion: { type: 'string' },
         language: { type: 'string' },
-        sources: { type: 'object', description: 'path -> {content}' },
-        settings: { type: 'object' },
+        sources,
+        settings,
         constructorArguments: { ...schemas.hex, description: 'ABI-encoded constructor arguments' },
         license: { type: ['string', 'null'] },
         match,
@@ -159,7 +177,7 @@ export const contractsDefinitions: RouteDef[] = [
       additionalProperties: false,
       properties: {
         method: { type: 'string', maxLength: 1024, description: 'a function name, or its signature such as balanceOf(address) when the name is overloaded' },
-        args: { type: 'array', maxItems: 64, description: 'the arguments, as JSON (numbers as decimal strings)' },
+        args: { type: 'array', maxItems: 64, description: 'the arguments, as JSON (numbers as decimal strings)', items: { description: 'an argument as JSON' } },
       },
     },
     response: {
@@ -167,7 +185,7 @@ export const contractsDefinitions: RouteDef[] = [
       required: ['method', 'outputs', 'returnData'],
       properties: {
         method: { type: 'string' },
-        outputs: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, type: { type: 'string' }, value: {} } } },
+        outputs: { type: 'array', items: object({ name: { type: 'string' }, type: { type: 'string' }, value: { description: 'the decoded value as JSON (integers as decimal strings)' } }) },
         returnData: schemas.hex,
       },
     },
@@ -194,6 +212,6 @@ export const contractsDefinitions: RouteDef[] = [
     },
     response: verification,
   },
-];
+]);
 
-export const contractsRoutes: RouteModule = { definitions: contractsDefinitions, handlers: contractsHandlers };
+export type ContractsApi = Api<typeof contractsDefinitions>;

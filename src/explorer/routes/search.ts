@@ -1,9 +1,25 @@
 // Search: a block number or hash, a transaction hash, an address, a token name or symbol, or a
 // validator moniker.
-import type { RouteDef, RouteModule } from '../definition.js';
-import { searchHandlers } from '../handlers/search.js';
+import { object, routes, type Api, type FromSchema } from '../schema.js';
+import { tokenSchema } from './shapes.js';
 
-const definitions: RouteDef[] = [
+/** One match: its kind and the fields that kind has. */
+export const searchHitSchema = object(
+  {
+    type: { type: 'string', enum: ['block', 'transaction', 'address', 'contract', 'token', 'validator'] },
+    number: { type: 'integer', description: 'block' },
+    hash: { type: 'string', description: 'block, transaction' },
+    blockNumber: { type: ['integer', 'null'], description: 'transaction (null while pending)' },
+    pending: { type: 'boolean', description: 'a transaction in the pool' },
+    address: { type: 'string', description: 'address, contract, token, validator' },
+    token: tokenSchema,
+    moniker: { type: 'string', description: 'validator' },
+  },
+  ['number', 'hash', 'blockNumber', 'pending', 'address', 'token', 'moniker'],
+);
+export type SearchHit = FromSchema<typeof searchHitSchema>;
+
+export const searchRouteDefs = routes([
   {
     id: 'search',
     method: 'GET',
@@ -12,8 +28,8 @@ const definitions: RouteDef[] = [
     summary: 'Finds blocks, transactions, addresses, tokens (name or symbol prefix) and validators (moniker) matching q.',
     auth: 'public',
     params: [{ name: 'q', in: 'query', required: true, description: 'what to look for (1..100 characters)', schema: { type: 'string', minLength: 1, maxLength: 100 } }],
-    response: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' } } } },
+    response: { type: 'array', items: searchHitSchema },
   },
-];
+]);
 
-export const searchRoutes: RouteModule = { definitions, handlers: searchHandlers };
+export type SearchApi = Api<typeof searchRouteDefs>;

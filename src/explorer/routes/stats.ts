@@ -1,8 +1,9 @@
 // Stats: chain-wide totals, throughput and supply.
-import type { RouteDef, RouteModule } from '../definition.js';
-import { statsHandlers } from '../handlers/stats.js';
+import { object, routes, type Api } from '../schema.js';
 
-const definitions: RouteDef[] = [
+const wei = { type: 'string', description: 'wei, decimal' } as const;
+
+export const statsRouteDefs = routes([
   {
     id: 'getStats',
     method: 'GET',
@@ -10,7 +11,20 @@ const definitions: RouteDef[] = [
     category: 'Stats',
     summary: 'Totals: blocks, transactions, addresses, tokens, validators, stake, supply, average block time, tps.',
     auth: 'public',
-    response: { type: 'object' },
+    response: object({
+      blocks: { type: 'integer' },
+      latestBlock: { type: 'integer' },
+      transactions: { type: 'integer' },
+      addresses: { type: 'integer' },
+      tokens: { type: 'integer' },
+      validators: { type: 'integer' },
+      activeValidators: { type: 'integer' },
+      totalStaked: wei,
+      totalSupply: wei,
+      averageBlockTimeMs: { type: 'number', description: 'over the last 100 blocks' },
+      tps: { type: 'number', description: 'over the last 100 blocks' },
+      indexedBlock: { type: 'integer' },
+    }),
   },
   {
     id: 'getTps',
@@ -19,7 +33,7 @@ const definitions: RouteDef[] = [
     category: 'Stats',
     summary: 'Transactions per second over the last 100 blocks and over the last 24 hours of blocks.',
     auth: 'public',
-    response: { type: 'object' },
+    response: object({ last100Blocks: { type: 'number' }, last24Hours: { type: 'number' } }),
   },
   {
     id: 'getSupply',
@@ -28,11 +42,18 @@ const definitions: RouteDef[] = [
     category: 'Stats',
     summary: 'Total supply (genesis + minted - burned), staked, held by the staking module and by the treasury.',
     auth: 'public',
-    response: { type: 'object' },
+    response: object({
+      totalSupply: wei,
+      staked: wei,
+      unbonding: wei,
+      stakingModuleBalance: wei,
+      treasuryBalance: wei,
+      burnedBySlashing: wei,
+    }),
   },
 
 
 
-];
+]);
 
-export const statsRoutes: RouteModule = { definitions, handlers: statsHandlers };
+export type StatsApi = Api<typeof statsRouteDefs>;

@@ -1,13 +1,11 @@
 // Tokens: ERC-20, ERC-721 and ERC-1155 contracts detected from their transfer logs, with holders,
 // transfers and instances (NFT ids).
-import type { ParamDef, RouteDef, RouteModule } from '../definition.js';
-import { tokenHandlers } from '../handlers/tokens.js';
-import { pageParams, pageSchema, schemas } from '../validate.js';
-import { tokenSchema, transferSchema } from '../views.js';
+import { object, pageParams, pageSchema, routes, schemas, type Api } from '../schema.js';
+import { tokenSchema, transferSchema } from './shapes.js';
 
-const token: ParamDef = { name: 'address', in: 'path', description: 'token contract address', schema: schemas.address };
+const token = { name: 'address', in: 'path', description: 'token contract address', schema: schemas.address } as const;
 
-const definitions: RouteDef[] = [
+export const tokenRouteDefs = routes([
   {
     id: 'listTokens',
     method: 'GET',
@@ -36,7 +34,7 @@ const definitions: RouteDef[] = [
     summary: 'Holders by balance, largest first (keyset-paginated).',
     auth: 'public',
     params: [token, ...pageParams],
-    response: pageSchema({ type: 'object', properties: { address: { type: 'string' }, balance: { type: 'string' } } }),
+    response: pageSchema(object({ address: { type: 'string' }, balance: { type: 'string' } })),
   },
   {
     id: 'getTokenTransfers',
@@ -56,8 +54,8 @@ const definitions: RouteDef[] = [
     summary: 'NFT instances (ERC-721 and ERC-1155 ids) with owner or supply, by id (keyset-paginated).',
     auth: 'public',
     params: [token, ...pageParams],
-    response: pageSchema({ type: 'object', properties: { tokenId: { type: 'string' }, owner: { type: ['string', 'null'] }, supply: { type: 'string' } } }),
+    response: pageSchema(object({ tokenId: { type: 'string' }, owner: { type: ['string', 'null'] }, supply: { type: 'string' } })),
   },
-];
+]);
 
-export const tokenRoutes: RouteModule = { definitions, handlers: tokenHandlers };
+export type TokenApi = Api<typeof tokenRouteDefs>;

@@ -1,42 +1,84 @@
 // Transactions: validated (newest first) and pending lists, one transaction with its logs, decoded
 // revert reason and token transfers.
-import type { RouteDef, RouteModule } from '../definition.js';
-import { transactionHandlers } from '../handlers/transactions.js';
-import { pageParams, pageSchema, schemas } from '../validate.js';
-import { internalTxSchema, transferSchema, txSchema, userOperationSchema } from '../views.js';
+import { object, pageParams, pageSchema, routes, schemas, type Api, type FromSchema } from '../schema.js';
+import { internalTxSchema, logSchema, pendingTxSchema, transferSchema, txSchema, userOperationSchema } from './shapes.js';
 
-const txHash = { name: 'hash', in: 'path' as const, description: 'transaction hash', schema: schemas.hash };
+const txHash = { name: 'hash', in: 'path', description: 'transaction hash', schema: schemas.hash } as const;
+const str = { type: 'string' } as const;
+const strOrNull = { type: ['string', 'null'] } as const;
+const intOrNull = { type: ['integer', 'null'] } as const;
 
-/** One transaction's details: the list fields and more. */
-const txDetailSchema = {
-  ...txSchema,
-  properties: {
-    ...(txSchema.properties as object),
+/** One transaction's details: mined (the list fields, receipt fields and more) or pending (what pool lists show; the mined-only fields absent). */
+const txDetailSchema = object(
+  {
+    hash: str,
+    blockNumber: intOrNull,
+    blockHash: str,
+    index: { type: 'integer' },
+    timestamp: { type: 'integer' },
+    confirmations: { type: 'integer' },
+    status: { type: 'string', enum: ['success', 'failed', 'pending'] },
+    from: str,
+    to: strOrNull,
+    createdContract: strOrNull,
+    value: str,
+    nonce: { type: 'integer' },
     type: { type: 'integer', description: '0 legacy, 1 EIP-2930, 2 EIP-1559, 4 EIP-7702 set-code' },
+    gas: { type: 'string', description: 'the gas limit of a pending transaction' },
+    gasLimit: str,
+    gasUsed: str,
+    gasPrice: str,
+    maxFeePerGas: strOrNull,
+    maxPriorityFeePerGas: strOrNull,
+    fee: { type: ['string', 'null'], description: 'null while pending' },
+    input: str,
+    method: str,
+    revertReason: strOrNull,
+    revertData: strOrNull,
     authorizationList: {
       type: ['array', 'null'],
       description: "A type-4 transaction's EIP-7702 authorizations as signed (the authority is not recovered); null for other types",
-      items: {
-        type: 'object',
-        properties: {
-          chainId: { type: 'integer' },
-          address: { type: 'string', description: 'the delegate' },
-          nonce: { type: 'integer' },
-          yParity: { type: 'integer' },
-          r: { type: 'string' },
-          s: { type: 'string' },
-        },
-      },
+      items: object({
+        chainId: { type: 'integer' },
+        address: { type: 'string', description: 'the delegate' },
+        nonce: { type: 'integer' },
+        yParity: { type: 'integer' },
+        r: str,
+        s: str,
+      }),
     },
+    logs: { type: 'array', items: logSchema },
+    tokenTransfers: { type: 'array', items: transferSchema },
     userOperations: {
       type: 'array',
       description: 'The ERC-4337 user operations a handleOps call to a genesis EntryPoint ran, in log order (empty otherwise)',
       items: userOperationSchema,
     },
   },
-};
+  [
+    'blockHash',
+    'index',
+    'timestamp',
+    'confirmations',
+    'createdContract',
+    'type',
+    'gas',
+    'gasLimit',
+    'gasUsed',
+    'gasPrice',
+    'maxPriorityFeePerGas',
+    'input',
+    'revertReason',
+    'revertData',
+    'authorizationList',
+    'logs',
+    'tokenTransfers',
+    'userOperations',
+  ],
+);
+export type TxDetail = FromSchema<typeof txDetailSchema>;
 
-const definitions: RouteDef[] = [
+export const transactionRouteDefs = routes([
   {
     id: 'listTransactions',
     method: 'GET',
@@ -55,7 +97,7 @@ const definitions: RouteDef[] = [
     summary: 'Transactions waiting in the pool, in admission order (at most 100).',
     auth: 'public',
     params: [{ name: 'limit', in: 'query', description: 'how many (1..100, default 25)', schema: schemas.limit }],
-    response: { type: 'array', items: txSchema },
+    response: { type: 'array', items: pendingTxSchema },
   },
   {
     id: 'getTransaction',
@@ -76,7 +118,7 @@ const definitions: RouteDef[] = [
     summary: "A mined transaction's logs.",
     auth: 'public',
     params: [txHash],
-    response: { type: 'array', items: { type: 'object' } },
+    response: { type: 'array', items: logSchema },
   },
   {
     id: 'getTransactionTokenTransfers',
@@ -98,6 +140,6 @@ const definitions: RouteDef[] = [
     params: [txHash],
     response: { type: 'array', items: internalTxSchema },
   },
-];
+]);
 
-export const transactionRoutes: RouteModule = { definitions, handlers: transactionHandlers };
+export type TransactionApi = Api<typeof transactionRouteDefs>;

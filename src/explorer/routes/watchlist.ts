@@ -1,23 +1,21 @@
 // Watchlist routes: the signed-in user's watched addresses, each with its latest activity from the
 // explorer indexes. Only the owner sees or changes an entry.
 import { explorer as params } from '../../params.js';
-import type { ParamDef, RouteDef, RouteModule, Schema } from '../definition.js';
-import { watchlistHandlers } from '../handlers/watchlist.js';
-import { pageParams, pageSchema, schemas } from '../validate.js';
+import { object, pageParams, pageSchema, routes, schemas, type Api } from '../schema.js';
 
-const entryId: ParamDef = {
+const entryId = {
   name: 'id',
   in: 'path',
   required: true,
   description: 'watchlist entry id',
   schema: { type: 'string', pattern: '^[0-9a-f]{32}$', description: '32 lowercase hex characters' },
-};
+} as const;
 
-const name: Schema = { type: 'string', maxLength: params.labelMaxLength, description: 'a label for the address' };
-const notifyIncoming: Schema = { type: 'boolean', description: 'notify on transactions to the address' };
-const notifyOutgoing: Schema = { type: 'boolean', description: 'notify on transactions from the address' };
+const name = { type: 'string', maxLength: params.labelMaxLength, description: 'a label for the address' } as const;
+const notifyIncoming = { type: 'boolean', description: 'notify on transactions to the address' } as const;
+const notifyOutgoing = { type: 'boolean', description: 'notify on transactions from the address' } as const;
 
-const entry: Schema = {
+const entry = {
   type: 'object',
   required: ['id', 'address', 'name', 'notifyIncoming', 'notifyOutgoing', 'createdAt', 'updatedAt', 'latestActivity'],
   properties: {
@@ -40,9 +38,9 @@ const entry: Schema = {
       },
     },
   },
-};
+} as const;
 
-export const definitions: RouteDef[] = [
+export const watchlistRouteDefs = routes([
   {
     id: 'listWatchlist',
     method: 'GET',
@@ -103,8 +101,8 @@ export const definitions: RouteDef[] = [
     summary: 'Stop watching an address',
     auth: 'user',
     params: [entryId],
-    response: { type: 'object', required: ['id', 'deleted'], properties: { id: { type: 'string' }, deleted: { const: true } } },
+    response: object({ id: { type: 'string' }, deleted: { const: true } }),
   },
-];
+]);
 
-export const watchlistRoutes: RouteModule = { definitions, handlers: watchlistHandlers };
+export type WatchlistApi = Api<typeof watchlistRouteDefs>;

@@ -6,6 +6,7 @@ export type { QueuedMode, QueuedProof, QueuedRegistration, QueuedShare, QueuedVe
 export type { BlockActivity } from './store.js';
 export { canRun, runnableModels, type ModelTiers } from './assign.js';
 export { splitByFlops, splitTaskFee } from './rewards.js';
+export { ComputeQueries, type ApprovedModelView, type MinerStatus, type ViewStyle } from './queries.js';
 export * from './types.js';
 export * from './wire.js';
 export { announceComputeMode, announcedComputeMode } from './announce.js';

@@ -2,4 +2,5 @@
 export { GovernanceModule, GOVERNANCE_ABI, type ModelsKeeper } from './module.js';
 export { LiveParams, type GenesisParams } from './live-params.js';
 export { decide, tallyVotes, type BondedValidator, type Tally, type TallyStake } from './tally.js';
+export { GovernanceQueries, type GovernanceStyle } from './queries.js';
 export * from './types.js';

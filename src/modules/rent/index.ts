@@ -1,4 +1,5 @@
 // The rent module's public surface: the module, its rules as functions, and its types.
-export { RentModule, RENT_ABI, dueEpoch, dormantReason, owedAt, rentEventView, rentSchedule, type RentChain, type RentStyle } from './module.js';
+export { RentModule, RENT_ABI, dueEpoch, dormantReason, owedAt, rentSchedule, type RentChain } from './module.js';
+export { RentQueries, rentEventView, type RentStyle } from './queries.js';
 export { DORMANT_PREFIX } from './store.js';
 export * from './types.js';

@@ -48,19 +48,6 @@ export interface RentChain {
   activeCode(height: number): Address[];
 }
 
-/** How a surface writes numbers: JSON-RPC as 0x quantities, the explorer as decimal strings and integers. */
-export interface RentStyle {
-  amount(v: bigint): string;
-  quantity(v: number): string | number;
-}
-
-/** A rent event as the WebSocket subscription (svcRentEvents) and the live feed (rent:events) send it. */
-export function rentEventView(e: RentEvent, s: RentStyle): Record<string, unknown> {
-  const base = { event: e.kind, account: e.account, epoch: s.quantity(e.epoch), blockNumber: s.quantity(e.height) };
-  if (e.kind === 'dormant') return { ...base, rentOwed: s.amount(e.rentOwed) };
-  return { ...base, payer: e.payer, rentPaid: s.amount(e.rentPaid), fee: s.amount(e.fee), transactionHash: e.txHash };
-}
-
 /** Why a call into, or a transaction from or to, a dormant account fails (the native executor's text for calls inside contracts). */
 export function dormantReason(address: string): string {
   return `rent: account ${address.toLowerCase()} is dormant; reactivate it through the rent module`;

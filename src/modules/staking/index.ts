@@ -4,4 +4,5 @@ export { StakingRecordError } from './store.js';
 export { blockRewardFor, inferenceMinersShareBps, rewardMultiplierBps, splitBlockReward, REWARD_SCALE, type BlockRewardSplit } from './rewards.js';
 export { downtimePenalty, spotCheckPenalty, type SlashOrder } from './penalties.js';
 export { epochOfHeight, epochStartHeight, isEpochLastBlock } from './epoch.js';
+export { StakingQueries, type ScoredValidator, type SigningWindowView } from './queries.js';
 export * from './types.js';

@@ -66,8 +66,8 @@ function simulateModule(ctx: RpcContext, call: ParsedCall, blockNumber: number):
 
 /** A call at the head from or to a dormant account reverts as a transaction would be refused (docs/rent.md). */
 async function checkDormant(ctx: RpcContext, call: ParsedCall, blockNumber: number): Promise<void> {
-  const { app, chain } = ctx.services;
-  if (!app.rent.anyDormant || blockNumber !== chain.head().number) return;
+  const { app, chain, queries } = ctx.services;
+  if (!queries.rent.anyDormant || blockNumber !== chain.head().number) return;
   await app.settled();
   const refusal = app.dormantRefusal(call.request.from ?? Buffer.alloc(20), call.request.to ?? null);
   if (refusal !== null) throw new ExecutionRevertedError(refusal, toData(revertData(refusal)));

@@ -1,8 +1,8 @@
 // svc_* methods of the bridge: svc_getBridgeStatus (spec "Bridge status") from the bridge module's
 // records, narrowed by what this node reads of the external contract (src/bridge/agent.ts), and
 // svc_getBridgeDeposit / svc_getBridgeWithdrawal for one deposit or withdrawal with its attestations
-// and signatures (docs/rpc.md, Bridge; views shared with the explorer in src/bridge/views.ts).
-import { depositView, withdrawalView } from '../../bridge/views.js';
+// and signatures (docs/rpc.md, Bridge; views shared with the explorer in src/modules/bridge/queries.ts).
+import { depositView, withdrawalView } from '../../modules/bridge/queries.js';
 import { NotFoundError } from '../errors.js';
 import { method, required, type MethodTable } from '../method.js';
 import { InvalidValueError } from '../validate.js';
@@ -25,13 +25,13 @@ export const bridgeMethods: MethodTable = {
   svc_getBridgeStatus: method([], (ctx) => ctx.services.bridge.status()),
 
   svc_getBridgeDeposit: method([required(parseBridgeNumber)], (ctx, [nonce]) => {
-    const d = ctx.services.app.bridge.deposit(nonce);
+    const d = ctx.services.queries.bridge.deposit(nonce);
     if (!d) throw new NotFoundError(`bridge deposit ${nonce} not found`);
     return depositView(d);
   }),
 
   svc_getBridgeWithdrawal: method([required(parseBridgeNumber)], (ctx, [id]) => {
-    const w = ctx.services.app.bridge.withdrawal(id);
+    const w = ctx.services.queries.bridge.withdrawal(id);
     if (!w) throw new NotFoundError(`bridge withdrawal ${id} not found`);
     return withdrawalView(w);
   }),

@@ -3,9 +3,8 @@
 // miners and the whole module (svc_getInferenceStats). Shapes: docs/compute.md.
 import { decodeFunctionData, type Hex as ViemHex } from 'viem';
 import { checksumAddress } from '../../chain/address.js';
-import { COMPUTE_ABI, publicTaskId } from '../../modules/compute/module.js';
-import { epochStartHeight } from '../../modules/staking/epoch.js';
-import { approvedModelView, computeStats, headEpoch, minerStatus, minerView, proofView, taskView, type ViewStyle } from '../../compute/views.js';
+import { COMPUTE_ABI, proofView, publicTaskId, type ViewStyle } from '../../modules/compute/queries.js';
+import { computeStats } from '../../compute/views.js';
 import type { Address, MinerRecord, ProofRecord, TaskRecord } from '../../modules/compute/types.js';
 import type { TaskJson } from '../../modules/compute/wire.js';
 import { system } from '../../params.js';
@@ -24,8 +23,8 @@ const addr = (b: Buffer): Address => `0x${b.toString('hex')}`;
 const RPC_STYLE: ViewStyle = { amount: toQuantity, height: toQuantity, counter: (n) => n.toString() };
 
 function epochInfo(ctx: RpcContext) {
-  const { head, epoch } = headEpoch(ctx.services);
-  return { head, epoch, nextEpochBlock: epochStartHeight(epoch + 1, ctx.services.app.staking.params) };
+  const { head, epoch } = ctx.services.queries.compute.headEpoch();
+  return { head, epoch, nextEpochBlock: ctx.services.queries.staking.epochStart(epoch + 1) };
 }
 
 function taskJson(t: TaskRecord): TaskJson {
@@ -36,7 +35,7 @@ function taskJson(t: TaskRecord): TaskJson {
 export const rpcProofView = (p: ProofRecord) => proofView(p, RPC_STYLE);
 
 function rpcMinerView(ctx: RpcContext, m: MinerRecord) {
-  return { ...minerView(ctx.services, m, RPC_STYLE), registered: true, openTasks: ctx.services.app.compute.openTasksOf(m.wallet).length };
+  return { ...ctx.services.queries.compute.minerView(m, RPC_STYLE), registered: true, openTasks: ctx.services.queries.compute.openTasksOf(m.wallet).length };
 }
 
 function inferenceNode(ctx: RpcContext, name: string): void {
@@ -76,9 +75,9 @@ export const computeMethods: MethodTable = {
       throw err;
     }
     const { head, epoch, nextEpochBlock } = epochInfo(ctx);
-    const { compute, intake } = { compute: ctx.services.app.compute, intake: ctx.services.compute.intake };
+    const { compute, intake } = { compute: ctx.services.queries.compute, intake: ctx.services.compute.intake };
     const m = compute.miner(wallet);
-    const status = m ? minerStatus(ctx.services, m, head.timestamp, epoch) : 'unregistered';
+    const status = m ? compute.minerStatus(m, head.timestamp, epoch) : 'unregistered';
     return {
       validator: intake.validator,
       chainId: ctx.services.config.chainId,
@@ -98,13 +97,13 @@ export const computeMethods: MethodTable = {
   }),
 
   svc_getInferenceTask: method([required(parseHash)], (ctx, [id]) => {
-    const t = ctx.services.app.compute.task(toData(id) as `0x${string}`);
+    const t = ctx.services.queries.compute.task(toData(id) as `0x${string}`);
     if (!t) throw new NotFoundError(`task ${toData(id)} not found`);
-    return taskView(ctx.services, t, RPC_STYLE);
+    return ctx.services.queries.compute.taskView(t, RPC_STYLE);
   }),
 
   svc_getInferenceProof: method([required(parseHash)], (ctx, [id]) => {
-    const p = ctx.services.app.compute.proof(toData(id) as `0x${string}`);
+    const p = ctx.services.queries.compute.proof(toData(id) as `0x${string}`);
     if (!p) throw new NotFoundError(`proof ${toData(id)} not found`);
     return rpcProofView(p);
   }),
@@ -112,21 +111,19 @@ export const computeMethods: MethodTable = {
   svc_getInferenceProofs: method([required(parseBlockNumberOrTag)], (ctx, [block]) => {
     const n = blockNumberOf(ctx.services.chain, block);
     if (n === null) throw new HeaderNotFoundError();
-    const compute = ctx.services.app.compute;
-    const { accepted, decided } = compute.blockActivity(n);
-    const views = (ids: readonly `0x${string}`[]) => ids.map((id) => compute.proof(id)).filter((p) => p !== undefined).map(rpcProofView);
-    return { blockNumber: toQuantity(n), accepted: views(accepted), spotChecksDecided: views(decided) };
+    const { accepted, decided } = ctx.services.queries.compute.blockProofs(n);
+    return { blockNumber: toQuantity(n), accepted: accepted.map(rpcProofView), spotChecksDecided: decided.map(rpcProofView) };
   }),
 
   svc_getInferenceMiner: method([required(parseAddress)], (ctx, [wallet]) => {
-    const m = ctx.services.app.compute.miner(addr(wallet));
+    const m = ctx.services.queries.compute.miner(addr(wallet));
     if (!m) {
       return { wallet: checksumAddress(wallet), registered: false, status: 'unregistered', tasksCompleted: '0', proofsAccepted: '0', rewards: '0x0' };
     }
     return rpcMinerView(ctx, m);
   }),
 
-  svc_getInferenceMiners: method([], (ctx) => ctx.services.app.compute.minerList().map((m) => rpcMinerView(ctx, m))),
+  svc_getInferenceMiners: method([], (ctx) => ctx.services.queries.compute.minerList().map((m) => rpcMinerView(ctx, m))),
 
   svc_submitInferenceTask: method([required(parseBytes)], async (ctx, [raw]) => {
     if (raw.length === 0) throw new InvalidArgumentError(0, 'empty transaction');
@@ -155,7 +152,6 @@ export const computeMethods: MethodTable = {
   svc_getInferenceStats: method([], (ctx) => computeStats(ctx.services, RPC_STYLE)),
 
   svc_getApprovedModels: method([], (ctx) => {
-    const compute = ctx.services.app.compute;
-    return compute.modelRegistry().map((r) => approvedModelView(r, compute.isApproved(r.id)));
+    return ctx.services.queries.compute.approvedModelViews();
   }),
 };

@@ -1,16 +1,8 @@
 // svc_* methods of governance and the treasury: the open proposals (svc_getParameterProposals), one
 // proposal in full (svc_getProposal), the governable parameters (svc_getGovernanceParams) and the
 // treasury's accounts (svc_getTreasuryInfo). Shapes: docs/rpc.md (Governance); the views are shared
-// with the explorer (src/governance/views.ts).
-import {
-  ACTIVE_STATUSES,
-  PROPOSAL_KINDS,
-  governanceParamsView,
-  proposalEventView,
-  proposalView,
-  treasuryView,
-  type GovernanceStyle,
-} from '../../governance/views.js';
+// with the explorer (src/modules/governance/queries.ts).
+import { ACTIVE_STATUSES, PROPOSAL_KINDS, proposalEventView, type GovernanceStyle } from '../../modules/governance/queries.js';
 import type { ProposalEvent, ProposalKind, ProposalStatus } from '../../modules/governance/types.js';
 import { clip, NotFoundError } from '../errors.js';
 import { toQuantity } from '../hex.js';
@@ -60,19 +52,19 @@ function parseProposalFilter(value: unknown): ProposalFilter {
 
 export const governanceMethods: MethodTable = {
   svc_getParameterProposals: method([optional(parseProposalFilter)], (ctx, [filter]) =>
-    ctx.services.app.governance
+    ctx.services.queries.governance
       .activeProposals()
       .filter((p) => (filter?.status === undefined || p.status === filter.status) && (filter?.kind === undefined || p.content.kind === filter.kind))
-      .map((p) => proposalView(ctx.services, p, RPC_STYLE)),
+      .map((p) => ctx.services.queries.governance.proposalView(p, RPC_STYLE)),
   ),
 
   svc_getProposal: method([required(parseProposalId)], (ctx, [id]) => {
-    const p = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? ctx.services.app.governance.proposal(Number(id)) : undefined;
+    const p = id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? ctx.services.queries.governance.proposal(Number(id)) : undefined;
     if (!p) throw new NotFoundError(`proposal ${id} not found`);
-    return proposalView(ctx.services, p, RPC_STYLE);
+    return ctx.services.queries.governance.proposalView(p, RPC_STYLE);
   }),
 
-  svc_getGovernanceParams: method([], (ctx) => governanceParamsView(ctx.services, RPC_STYLE)),
+  svc_getGovernanceParams: method([], (ctx) => ctx.services.queries.governance.paramsView(RPC_STYLE)),
 
-  svc_getTreasuryInfo: method([], (ctx) => treasuryView(ctx.services, RPC_STYLE)),
+  svc_getTreasuryInfo: method([], (ctx) => ctx.services.queries.governance.treasuryView(RPC_STYLE)),
 };

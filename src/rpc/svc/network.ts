@@ -1,7 +1,6 @@
 // svc_* methods about the chain and this node: epoch, network statistics, node info, pool contents.
 import { packageVersion } from '../../version.js';
 import { averageBlockTimeMs, blockWindow, epochDurationMs, statsWindowStart, transactionsPerSecond } from '../../chain/block-time.js';
-import { epochOfHeight, epochStartHeight } from '../../modules/staking/epoch.js';
 import { toAddress } from '../../modules/kernel/module.js';
 import { checksumAddress } from '../../chain/address.js';
 import type { JournalHealth } from '../../chain/pool-journal.js';
@@ -44,11 +43,11 @@ function networkWindow(ctx: RpcContext): NetworkWindow {
 
 export const networkMethods: MethodTable = {
   svc_getEpoch: method([], (ctx) => {
-    const { chain, app, config } = ctx.services;
+    const { chain, queries, config } = ctx.services;
     const head = chain.head();
-    const params = app.staking.params;
-    const epoch = epochOfHeight(head.number, params);
-    const start = epochStartHeight(epoch, params);
+    const params = queries.staking.params;
+    const epoch = queries.staking.epochOf(head.number);
+    const start = queries.staking.epochStart(epoch);
     const startBlock = chain.getBlock({ number: start }, false);
     return {
       number: toQuantity(epoch),
@@ -62,10 +61,10 @@ export const networkMethods: MethodTable = {
   }),
 
   svc_getNetworkStats: method([], (ctx) => {
-    const { chain, app } = ctx.services;
+    const { chain, app, queries } = ctx.services;
     const head = chain.head();
     const w = networkWindow(ctx);
-    const validators = app.staking.state.validators();
+    const validators = queries.staking.validators();
     return {
       latestBlock: toQuantity(head.number),
       latestTimestamp: toQuantity(head.timestamp),
@@ -74,15 +73,15 @@ export const networkMethods: MethodTable = {
       activeAddresses: w.activeAddresses,
       totalValidators: validators.length,
       activeValidators: validators.filter((v) => v.status === 'active').length,
-      totalStaked: toQuantity(app.staking.state.totals().totalStaked),
+      totalStaked: toQuantity(queries.staking.totals().totalStaked),
       totalSupply: toQuantity(app.supply()),
     };
   }),
 
   svc_getNodeInfo: method([], (ctx) => {
-    const { chain, app, config, startingBlock, coinbase } = ctx.services;
+    const { chain, queries, config, startingBlock, coinbase } = ctx.services;
     const head = chain.head().number;
-    const own = app.staking.state.validator(toAddress(coinbase));
+    const own = queries.staking.validator(toAddress(coinbase));
     const production = ctx.services.production.status();
     const { syncing, highestBlock } = ctx.services.network.sync();
     return {

@@ -8,8 +8,8 @@ import { parseAddress } from '../validate.js';
 
 export const rentMethods: MethodTable = {
   svc_getAccountRentInfo: method([required(parseAddress)], (ctx, [address]) => {
-    const app = ctx.services.app;
-    const info = app.rent.info(toAddress(address), app.staking.state.currentEpoch);
+    const { queries } = ctx.services;
+    const info = queries.rent.info(toAddress(address), queries.staking.currentEpoch);
     return { ...info, address: checksumAddress(address) };
   }),
 };

@@ -2,7 +2,7 @@
 // contribution scores. Shapes: the spec's tables; the fields it leaves open follow Cosmos SDK's
 // x/staking responses in camelCase (docs/rpc.md).
 import { checksumAddress } from '../../chain/address.js';
-import type { ScoreBreakdown } from '../../modules/staking/score.js';
+import type { ScoreBreakdown } from '../../modules/staking/queries.js';
 import { toAddress } from '../../modules/kernel/module.js';
 import type { Address, ValidatorView } from '../../modules/staking/types.js';
 import { NotFoundError } from '../errors.js';
@@ -26,7 +26,7 @@ function breakdown(s: ScoreBreakdown | undefined): Record<string, number> {
 }
 
 function validatorOrThrow(ctx: RpcContext, address: Buffer): ValidatorView {
-  const v = ctx.services.app.staking.state.validator(toAddress(address));
+  const v = ctx.services.queries.staking.validator(toAddress(address));
   if (!v) throw new NotFoundError(`validator ${checksumAddress(address)} not found`);
   return v;
 }
@@ -45,8 +45,8 @@ function summary(v: ValidatorView, score: ScoreBreakdown | undefined): Record<st
 
 /** The spec's inference data of a validator (computeMode, providesCompute, hashrate, inferenceScore, tasksCompleted). */
 function computeFields(ctx: RpcContext, addresses: readonly Address[]): Map<Address, Record<string, unknown>> {
-  const { app } = ctx.services;
-  const views = app.compute.computeViews(addresses, app.staking.state.currentEpoch);
+  const { queries } = ctx.services;
+  const views = queries.compute.computeViews(addresses, queries.staking.currentEpoch);
   return new Map(
     [...views].map(([a, c]) => [
       a,
@@ -63,16 +63,14 @@ function computeFields(ctx: RpcContext, addresses: readonly Address[]): Map<Addr
 
 export const stakingMethods: MethodTable = {
   svc_getValidators: method([], (ctx) => {
-    const { staking } = ctx.services.app;
-    const scores = staking.scores();
-    const validators = staking.state.validators();
-    const compute = computeFields(ctx, validators.map((v) => v.address));
-    return validators.map((v) => ({ ...summary(v, scores.get(v.address)), ...compute.get(v.address) }));
+    const validators = ctx.services.queries.staking.scoredValidators();
+    const compute = computeFields(ctx, validators.map(({ validator: v }) => v.address));
+    return validators.map(({ validator: v, score }) => ({ ...summary(v, score), ...compute.get(v.address) }));
   }),
 
   svc_getValidator: method([required(parseAddress)], (ctx, [address]) => {
     const v = validatorOrThrow(ctx, address);
-    const score = ctx.services.app.staking.scores().get(v.address);
+    const score = ctx.services.queries.staking.scores().get(v.address);
     return {
       ...summary(v, score),
       ...computeFields(ctx, [v.address]).get(v.address),
@@ -97,10 +95,10 @@ export const stakingMethods: MethodTable = {
   }),
 
   svc_getValidatorSet: method([optional(parseUint64)], (ctx, [epoch]) => {
-    const { state } = ctx.services.app.staking;
-    const n = epoch === undefined ? state.currentEpoch : Number(epoch > BigInt(Number.MAX_SAFE_INTEGER) ? -1n : epoch);
-    const set = n < 0 ? undefined : state.validatorSet(n);
-    if (!set) throw new NotFoundError(`epoch ${epoch ?? n} has no validator set (current epoch ${state.currentEpoch})`);
+    const staking = ctx.services.queries.staking;
+    const n = epoch === undefined ? staking.currentEpoch : Number(epoch > BigInt(Number.MAX_SAFE_INTEGER) ? -1n : epoch);
+    const set = n < 0 ? undefined : staking.validatorSet(n);
+    if (!set) throw new NotFoundError(`epoch ${epoch ?? n} has no validator set (current epoch ${staking.currentEpoch})`);
     return {
       epoch: toQuantity(set.epoch),
       startBlock: toQuantity(set.startHeight),
@@ -110,9 +108,9 @@ export const stakingMethods: MethodTable = {
   }),
 
   svc_getStakeInfo: method([required(parseAddress)], (ctx, [address]) => {
-    const { state } = ctx.services.app.staking;
+    const staking = ctx.services.queries.staking;
     // An address that never staked has the spec's shape too, every amount zero (a wallet shows a fresh account's stake).
-    const info = state.stakeInfo(toAddress(address));
+    const info = staking.stakeInfo(toAddress(address));
     return {
       stakedAmount: toQuantity(info.stakedAmount),
       unstakingAmount: toQuantity(info.unstakingAmount),
@@ -122,10 +120,10 @@ export const stakingMethods: MethodTable = {
   }),
 
   svc_getDelegation: method([required(parseAddress), required(parseAddress)], (ctx, [delegator, validator]) => {
-    const { state } = ctx.services.app.staking;
+    const staking = ctx.services.queries.staking;
     validatorOrThrow(ctx, validator);
-    const d = state.delegation(toAddress(delegator), toAddress(validator));
-    const unbonding = state.unbondingsOf(toAddress(delegator)).filter((u) => u.validator === toAddress(validator));
+    const d = staking.delegation(toAddress(delegator), toAddress(validator));
+    const unbonding = staking.unbondingsOf(toAddress(delegator)).filter((u) => u.validator === toAddress(validator));
     if (!d && unbonding.length === 0) {
       throw new NotFoundError(`no delegation from ${checksumAddress(delegator)} to ${checksumAddress(validator)}`);
     }
@@ -146,6 +144,6 @@ export const stakingMethods: MethodTable = {
 
   svc_getContributionScore: method([required(parseAddress)], (ctx, [address]) => {
     const v = validatorOrThrow(ctx, address);
-    return percent(ctx.services.app.staking.scores().get(v.address)?.totalBps ?? 0);
+    return percent(ctx.services.queries.staking.scores().get(v.address)?.totalBps ?? 0);
   }),
 };

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { rpcProofView } from '../svc/compute.js';
 import { rpcProposalEventView } from '../svc/governance.js';
-import { rentEventView } from '../../modules/rent/module.js';
+import { rentEventView } from '../../modules/rent/queries.js';
 import { checksumAddress } from '../../chain/address.js';
 import type { NodeServices } from '../../services.js';
 import type { Address, EpochSnapshot } from '../../modules/staking/types.js';
@@ -13,7 +13,7 @@ import type { ProducedBlock } from '../../native/index.js';
 import { toData, toQuantity } from '../hex.js';
 import { matchesLog, type LogMatcher, type RpcLog } from '../log-filter.js';
 import type { WsMetrics } from './metrics.js';
-import { EpochWatch, ValidatorWatch, type ValidatorChange } from '../../modules/staking/changes.js';
+import type { EpochWatch, ValidatorWatch, ValidatorChange } from '../../modules/staking/queries.js';
 
 /** Every kind eth_subscribe accepts: geth's four, then the svc ones (docs/realtime.md). */
 export const SUBSCRIPTION_KINDS = [
@@ -130,9 +130,9 @@ export class SubscriptionHub {
   add(sub: Subscription): void {
     this.byKind.get(sub.kind)!.add(sub);
     this.metrics.subscriptions.inc({ kind: sub.kind });
-    const ledger = () => this.services.app.staking.state;
-    if (sub.kind === 'svcNewEpochs') this.epochs ??= new EpochWatch(ledger);
-    if (sub.kind === 'svcValidatorStatus') this.validators ??= new ValidatorWatch(ledger);
+    const staking = this.services.queries.staking;
+    if (sub.kind === 'svcNewEpochs') this.epochs ??= staking.epochWatch();
+    if (sub.kind === 'svcValidatorStatus') this.validators ??= staking.validatorWatch();
   }
 
   remove(sub: Subscription): boolean {
@@ -221,8 +221,7 @@ export class SubscriptionHub {
   private deliverRentEvents(number: number): void {
     const subs = this.byKind.get('svcRentEvents')!;
     if (subs.size === 0) return;
-    for (const e of this.services.app.rent.lastBlockEvents) {
-      if (e.height !== number) continue;
+    for (const e of this.services.queries.rent.blockEvents(number)) {
       const json = JSON.stringify(rentEventView(e, { amount: toQuantity, quantity: toQuantity }));
       const targets = [...subs].filter((s) => s.filter.kind === 'svcRentEvents' && (s.filter.accounts === null || s.filter.accounts.has(e.account)));
       this.fanOut('svcRentEvents', targets, json);
@@ -233,8 +232,7 @@ export class SubscriptionHub {
   private deliverProposals(number: number): void {
     const subs = this.byKind.get('svcProposals')!;
     if (subs.size === 0) return;
-    for (const e of this.services.app.governance.lastBlockEvents) {
-      if (e.height !== number) continue;
+    for (const e of this.services.queries.governance.blockEvents(number)) {
       this.fanOut('svcProposals', subs, JSON.stringify(rpcProposalEventView(e)));
     }
   }

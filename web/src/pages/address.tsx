@@ -5,24 +5,15 @@ import { useState } from 'preact/hooks';
 import { api, signedIn, withQuery, type Page } from '../api.js';
 import { AddressLink, BlockLink, Count, Eth, Facts, Loading, Pager, Section, Table, TokenAmount } from '../components.js';
 import { useApi } from '../hooks.js';
-import type { AddressInfo, Counters, Token, TokenTransfer, TxItem } from '../types.js';
+import type { AddressCounters as Counters, AddressInfo, AddressTx as TxItem } from '../../../src/explorer/routes/addresses.js';
+import type { Token, TokenTransfer } from '../../../src/explorer/routes/shapes.js';
 import { RentActions } from '../wallet/actions.js';
 import { TxTable } from './lists.js';
 import { TransferTable } from './tx.js';
 import { AddressUserOperations } from './user-operations.js';
 
 /** The rent facts of /addresses/{address} (svc_getAccountRentInfo's fields, docs/rent.md). */
-interface Rent {
-  storageDeposit: string;
-  storageSlotCount: number;
-  lastActiveEpoch: number;
-  isDormant: boolean;
-  rentOwed: string;
-  currentEpoch: number;
-  reactivationFee: string;
-  exempt: boolean;
-  module: string;
-}
+type Rent = AddressInfo['rent'];
 
 /** The account's storage rent: deposit, slots, rent owed, dormancy, and how to reactivate or pay. */
 function RentSection({ address, rent }: { address: string; rent: Rent }) {

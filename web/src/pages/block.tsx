@@ -2,7 +2,7 @@
 import { AddressLink, Age, Count, Eth, Facts, Loading, Section } from '../components.js';
 import { utc } from '../format.js';
 import { useApi } from '../hooks.js';
-import type { Block as BlockData } from '../types.js';
+import type { BlockWithTransactions as BlockData } from '../../../src/explorer/routes/blocks.js';
 import { TxTable } from './lists.js';
 
 export function Block({ id }: { id: string }) {

@@ -6,7 +6,7 @@ import { withQuery } from '../api.js';
 import { AddressLink, BlockLink, Count, Eth, Facts, Loading, Pager, Section, Table } from '../components.js';
 import { group } from '../format.js';
 import { useApi } from '../hooks.js';
-import type { BridgeDeposit, BridgeStatus, BridgeWithdrawal } from '../types.js';
+import type { BridgeDeposit, BridgeStatus, BridgeWithdrawal } from '../../../src/explorer/routes/bridge.js';
 
 const ETH_TOKEN = /^0x0{40}$/;
 

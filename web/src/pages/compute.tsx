@@ -6,103 +6,11 @@ import { withQuery, type Page } from '../api.js';
 import { AddressLink, BlockLink, Count, Eth, Facts, Loading, Pager, Section, Table } from '../components.js';
 import { short } from '../format.js';
 import { useApi } from '../hooks.js';
+import type { ComputeApi, ComputeMiner as Miner, ComputeProof as Proof, ComputeStats, ComputeTask as Task } from '../../../src/explorer/routes/compute.js';
+import type { LeaderboardApi } from '../../../src/explorer/routes/leaderboard.js';
 
-interface ComputeStats {
-  computeMode: string;
-  blockNumber: number;
-  epoch: number;
-  tasks: Record<string, number>;
-  proofs: Record<string, number | Record<string, number>>;
-  spotChecks: Record<string, number>;
-  totalFlops: string;
-  rewardsPaid: Record<string, string>;
-  miners: Record<string, number>;
-}
-
-interface ApprovedModel {
-  id: string;
-  tier: string;
-  dims: number;
-  status: 'approved' | 'retiring' | 'retired';
-  refusedFromBlock: number | null;
-  approvedAtBlock: number;
-  approvedBy: number | null;
-  pinnedBy: string;
-}
-
-interface MinerRank {
-  rank: number;
-  wallet: string;
-  status: string;
-  tier: string;
-  inferenceScore: string;
-  flops: string;
-  tasksCompleted: number;
-  proofsAccepted: number;
-  spotChecksPassed: number;
-  spotChecksFailed: number;
-  blockRewards: string;
-  feeRewards: string;
-}
-
-interface Task {
-  taskId: string;
-  kind: string;
-  modelId: string;
-  input: string;
-  inputHash: string;
-  fee: string;
-  submitter: string | null;
-  status: string;
-  createdAt: number;
-  createdEpoch: number;
-  assignedTo: string | null;
-  assignedEpoch: number | null;
-  deadlineEpoch: number | null;
-  completedAt: number | null;
-  reassignments: number;
-  refunded: string;
-  result: { proofId: string; miner: string; validator: string; outputHash: string; spotCheck: string } | null;
-}
-
-interface Proof {
-  proofId: string;
-  taskId: string;
-  taskKind: string;
-  validator: string;
-  miner: string;
-  modelId: string;
-  inputHash: string;
-  outputHash: string;
-  executionTimeMs: number;
-  flops: string;
-  claimedFlops: string;
-  includedAt: number;
-  blockReward: string;
-  fee: { miner: string; validator: string; treasury: string; paid: boolean };
-  spotCheck: string;
-  spotCheckResult: { cosine: number; maxAbsDiff: number; hashMatches: boolean; checkedAt: number } | null;
-}
-
-interface Miner {
-  wallet: string;
-  status: string;
-  publicKey: string;
-  tier: string;
-  models: string[];
-  registeredAt: number;
-  jailedUntil: number;
-  inferenceScore: string;
-  tasksCompleted: number;
-  proofsAccepted: number;
-  spotChecksPassed: number;
-  spotChecksFailed: number;
-  flops: string;
-  blockRewards: string;
-  feeRewards: string;
-  rewards: string;
-  openTasks: { taskId: string; modelId: string; kind: string; assignedEpoch: number | null; deadlineEpoch: number | null }[];
-}
+type ApprovedModel = ComputeApi['getComputeModels']['response'][number];
+type MinerRank = LeaderboardApi['getMinerLeaderboard']['response'][number];
 
 const GOOD = new Set(['passed', 'completed', 'approved', 'active']);
 const BAD = new Set(['failed', 'expired', 'retired', 'jailed']);

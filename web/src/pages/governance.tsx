@@ -8,7 +8,8 @@ import { AddressLink, BlockLink, Count, Eth, Facts, Loading, Pager, Section, Tab
 import { eth, utc } from '../format.js';
 import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../hooks.js';
-import type { GovernanceParams, Log, Proposal, ProposalDeposit, ProposalVote, Treasury as TreasuryData } from '../types.js';
+import type { GovernanceParams, Proposal, ProposalDeposit, ProposalVote, Treasury as TreasuryData } from '../../../src/explorer/routes/governance.js';
+import type { Log } from '../../../src/explorer/routes/shapes.js';
 import { ProposalActions } from '../wallet/actions.js';
 import { systemModules } from '../wallet/wallet.js';
 

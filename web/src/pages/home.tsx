@@ -5,23 +5,13 @@ import { AddressLink, Age, BarChart, BlockLink, Count, Eth, Facts, Loading, Sect
 import { count } from '../format.js';
 import { useApi } from '../hooks.js';
 import { useRoom } from '../live.js';
-import type { BlockItem, Chart, TxItem } from '../types.js';
+import type { Chart } from '../../../src/explorer/routes/analytics.js';
+import type { BlockItem, TxItem } from '../../../src/explorer/routes/shapes.js';
+import type { StatsApi } from '../../../src/explorer/routes/stats.js';
 
 const LATEST = 10;
 
-interface Stats {
-  blocks: number;
-  latestBlock: number;
-  transactions: number;
-  addresses: number;
-  tokens: number;
-  validators: number;
-  activeValidators: number;
-  totalStaked: string;
-  totalSupply: string;
-  averageBlockTimeMs: number;
-  tps: number;
-}
+type Stats = StatsApi['getStats']['response'];
 
 /** A list loaded once, then kept current by a live-feed room (newest first, LATEST long). */
 function useLiveList<T>(path: string, room: string, event: string, key: (t: T) => string) {

@@ -3,7 +3,7 @@ import type { Page } from '../api.js';
 import { withQuery } from '../api.js';
 import { AddressLink, Age, BlockLink, Count, Eth, Loading, Pager, Section, Table, TxLink } from '../components.js';
 import { useApi } from '../hooks.js';
-import type { BlockItem, Token, TxItem } from '../types.js';
+import type { BlockItem, Token, TxItem } from '../../../src/explorer/routes/shapes.js';
 
 export function Blocks({ cursor }: { cursor: string | null }) {
   const page = useApi<Page<BlockItem>>(withQuery('/blocks', { limit: 25, cursor }));

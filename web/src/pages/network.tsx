@@ -3,7 +3,8 @@
 import { AddressLink, BarChart, BlockLink, Count, Eth, Facts, Gwei, Loading, Section, Status, Table } from '../components.js';
 import { count, gwei, utc } from '../format.js';
 import { useApi } from '../hooks.js';
-import type { ValidatorFull } from '../types.js';
+import type { RankedValidator } from '../../../src/explorer/routes/leaderboard.js';
+import type { NetworkApi, ValidatorFull } from '../../../src/explorer/routes/network.js';
 import { DelegationActions } from '../wallet/actions.js';
 
 const percent = (v: number) => `${v}%`;
@@ -13,7 +14,7 @@ function Breakdown({ score }: { score: Record<string, number> }) {
 }
 
 export function Validators() {
-  const list = useApi<ValidatorFull[]>('/leaderboard/validators');
+  const list = useApi<RankedValidator[]>('/leaderboard/validators');
   return (
     <Section title="Validators">
       <Loading state={list}>
@@ -30,17 +31,7 @@ export function Validators() {
   );
 }
 
-interface SigningWindowData {
-  address: string;
-  windowSize: number;
-  counted: number;
-  signed: number;
-  missed: number;
-  minSignedPerWindow: number;
-  maxMissedPerWindow: number;
-  uptime: number;
-  blocks: ('signed' | 'missed')[];
-}
+type SigningWindowData = NetworkApi['getValidatorSigningWindow']['response'];
 
 /** The counted blocks of the window as a grid of cells, oldest first, in rows of up to 50: signed or missed. */
 function SigningChart({ blocks }: { blocks: ('signed' | 'missed')[] }) {

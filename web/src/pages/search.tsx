@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { Loading, Section } from '../components.js';
 import { useApi } from '../hooks.js';
 import { navigate } from '../router.js';
-import type { SearchHit } from '../types.js';
+import type { SearchHit } from '../../../src/explorer/routes/search.js';
 
 /** The page of a hit. */
 export function hitHref(hit: SearchHit): string {

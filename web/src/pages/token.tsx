@@ -2,7 +2,7 @@
 import { withQuery, type Page } from '../api.js';
 import { AddressLink, Count, Facts, Loading, Pager, Section, Table, TokenAmount } from '../components.js';
 import { useApi } from '../hooks.js';
-import type { Token as TokenData, TokenTransfer } from '../types.js';
+import type { Token as TokenData, TokenTransfer } from '../../../src/explorer/routes/shapes.js';
 import { TransferTable } from './tx.js';
 
 export function Token({ address, cursor }: { address: string; cursor: string | null }) {

@@ -6,7 +6,8 @@ import { api } from '../api.js';
 import { AddressLink, Age, BlockLink, Count, Eth, Facts, Gwei, Loading, Section, Status, Table, TokenAmount } from '../components.js';
 import { utc } from '../format.js';
 import { useApi } from '../hooks.js';
-import type { Log, TokenTransfer, Tx as TxData } from '../types.js';
+import type { InternalTx, Log, TokenTransfer } from '../../../src/explorer/routes/shapes.js';
+import type { TxDetail as TxData } from '../../../src/explorer/routes/transactions.js';
 import { ProposalMentions } from './governance.js';
 import { UserOperationTable, type UserOperationItem } from './user-operations.js';
 
@@ -107,17 +108,6 @@ export function TransferTable({ items, label }: { items: TokenTransfer[]; label:
   );
 }
 
-interface InternalTx {
-  index: number;
-  traceAddress: number[];
-  type: string;
-  from: string;
-  to: string;
-  value: string;
-  success: boolean;
-  error: string | null;
-}
-
 /** The transaction's internal transactions, once the explorer has indexed them (mined transactions only). */
 function InternalTxs({ hash }: { hash: string }) {
   const list = useApi<InternalTx[]>(`/transactions/${encodeURIComponent(hash)}/internal-transactions`);
@@ -171,13 +161,13 @@ export function Tx({ hash }: { hash: string }) {
                 rows={[
                   ['Status', <span><Status status={t.status} />{t.revertReason ? ` ${t.revertReason}` : ''}</span>],
                   ['Block', t.blockNumber === null ? 'pending' : <span><BlockLink number={t.blockNumber} />{t.confirmations !== undefined ? ` (${t.confirmations} confirmations)` : ''}</span>],
-                  ['Time', t.timestamp === null ? '—' : <span>{utc(t.timestamp)} (<Age at={t.timestamp} />)</span>],
+                  ['Time', t.timestamp === undefined ? '—' : <span>{utc(t.timestamp)} (<Age at={t.timestamp} />)</span>],
                   ['From', <AddressLink address={t.from} label={t.from} />],
                   [t.createdContract ? 'Created' : 'To', <AddressLink address={t.createdContract ?? t.to} label={t.createdContract ?? t.to ?? undefined} />],
                   ['Value', <Eth wei={t.value} />],
-                  ['Fee', t.fee === undefined ? '—' : <Eth wei={t.fee} />],
+                  ['Fee', t.fee === null ? '—' : <Eth wei={t.fee} />],
                   ['Gas price', t.gasPrice === undefined ? '—' : <Gwei wei={t.gasPrice} />],
-                  ['Gas used', t.gasUsed === undefined ? '—' : <span><Count n={t.gasUsed} /> of <Count n={t.gasLimit} /></span>],
+                  ['Gas used', t.gasUsed === undefined || t.gasLimit === undefined ? '—' : <span><Count n={t.gasUsed} /> of <Count n={t.gasLimit} /></span>],
                   ['Nonce, type', `${t.nonce}, ${t.type}`],
                   ['Input', call ? <span><strong>{call.functionName}</strong><DecodedArgs args={call.args} /></span> : <span class="mono break">{t.input}</span>],
                 ]}

@@ -5,7 +5,7 @@ import { withQuery, type Page } from '../api.js';
 import { AddressLink, Age, BlockLink, Count, Eth, Facts, Loading, Pager, Section, Table, TxLink } from '../components.js';
 import { short, utc } from '../format.js';
 import { useApi } from '../hooks.js';
-import type { Log } from '../types.js';
+import type { Log } from '../../../src/explorer/routes/shapes.js';
 
 export interface UserOperationItem {
   userOpHash: string;

@@ -1,31 +1,13 @@
 // The ABI encoding of a module call: the function's selector (from the node's /network/modules,
 // which reads the module's ABI file) and its arguments, each a static type in one 32-byte word.
 // The module functions a wallet calls take only static types (address, uintN, bool, bytes32).
+import type { SystemModuleApi } from '../../../src/explorer/routes/modules.js';
 
-export interface AbiInput {
-  name: string;
-  type: string;
-}
-
-export interface ModuleFunction {
-  name: string;
-  signature: string;
-  selector: string;
-  stateMutability: string;
-  inputs: AbiInput[];
-}
-
-export interface SystemModule {
-  name: string;
-  address: string;
-  functions: ModuleFunction[];
-}
-
-export interface SystemModules {
-  chainId: number;
-  voteOptions: string[];
-  modules: SystemModule[];
-}
+/** The answer of /network/modules (its route declares it). */
+export type SystemModules = SystemModuleApi['getSystemModules']['response'];
+export type SystemModule = SystemModules['modules'][number];
+export type ModuleFunction = SystemModule['functions'][number];
+export type AbiInput = ModuleFunction['inputs'][number];
 
 export type AbiValue = string | bigint | number | boolean;
 

@@ -1,14 +1,48 @@
-// The bridge's records as clients read them, shared by JSON-RPC (svc_getBridgeDeposit,
-// svc_getBridgeWithdrawal) and the explorer (/bridge/...): amounts as decimal strings, heights as
-// integers, addresses checksummed.
+// The bridge module's read views: every read that JSON-RPC (svc_getBridgeDeposit,
+// svc_getBridgeWithdrawal), the explorer (/bridge/..., the bridge room) make of it, and the views of
+// its records as clients read them: amounts as decimal strings, heights as integers, addresses
+// checksummed. Serving code reads the bridge only through these.
 import { getAddress } from 'viem';
-import type { BridgeEvent, DepositRecord, WithdrawalRecord } from '../modules/bridge/types.js';
+import type { BridgeModule } from './module.js';
+import type { BridgeConfig, BridgeEvent, DepositRecord, WithdrawalRecord } from './types.js';
+
+export class BridgeQueries {
+  constructor(private readonly module: BridgeModule) {}
+
+  /** The external chain and contract the bridge watches; null when the bridge is inactive. */
+  get config(): BridgeConfig | null {
+    return this.module.config;
+  }
+
+  deposit(nonce: number): DepositRecord | undefined {
+    return this.module.deposit(nonce);
+  }
+
+  /** Every deposit. */
+  deposits(): DepositRecord[] {
+    return this.module.deposits();
+  }
+
+  withdrawal(id: number): WithdrawalRecord | undefined {
+    return this.module.withdrawal(id);
+  }
+
+  /** Every withdrawal. */
+  withdrawals(): WithdrawalRecord[] {
+    return this.module.withdrawals();
+  }
+
+  /** The bridge events of the committed block at `height` (none once a later block committed). */
+  blockEvents(height: number): BridgeEvent[] {
+    return this.module.lastBlockEvents.filter((e) => e.height === height);
+  }
+}
 
 export function depositView(d: DepositRecord) {
   const minted = d.minted ? d.attestations.find((a) => a.content === d.minted!.content) : undefined;
   return {
     nonce: d.nonce,
-    status: d.minted ? 'minted' : 'pending',
+    status: d.minted ? ('minted' as const) : ('pending' as const),
     mintedAt: d.minted ? d.minted.height : null,
     token: minted ? getAddress(minted.fields.token) : null,
     sender: minted ? getAddress(minted.fields.sender) : null,
