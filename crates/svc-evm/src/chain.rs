@@ -57,10 +57,19 @@ pub struct Chain {
     config: ChainConfig,
     /// Block production is sequential: one block on top of the head at a time.
     producing: Mutex<()>,
+    /// Explorer records written beside blocks (a stored block's index, token metadata) and the
+    /// devnet's rewind: taken after `producing` by those that take both, never held by a block.
+    explorer_writes: Mutex<()>,
     /// The block finalized and waiting for its commit (at most one, as in ABCI).
     finalized: Mutex<Option<FinalizedBlock>>,
     /// Where the rent module records dormant accounts: calls at the head into them revert.
     dormancy_prefix: parking_lot::RwLock<Option<Vec<u8>>>,
+    /// Explorer records written outside blocks (token metadata), counted: a stored block's index,
+    /// built without the production lock, is rebuilt under it when one came in meanwhile.
+    explorer_edits: std::sync::atomic::AtomicU64,
+    /// Called while a stored block's index is being built, before the lock is taken (tests
+    /// hold the build here to show that blocks are not held with it).
+    index_build_hook: parking_lot::RwLock<Option<Box<dyn Fn(u64) + Send + Sync>>>,
 }
 
 impl Chain {
@@ -90,24 +99,70 @@ impl Chain {
             }
             Some(_) => {}
         }
-        let chain = Self { store, chain_id: genesis.chain_id, config, producing: Mutex::new(()), finalized: Mutex::new(None), dormancy_prefix: parking_lot::RwLock::new(None) };
+        let chain = Self {
+            store,
+            chain_id: genesis.chain_id,
+            config,
+            producing: Mutex::new(()),
+            explorer_writes: Mutex::new(()),
+            finalized: Mutex::new(None),
+            dormancy_prefix: parking_lot::RwLock::new(None),
+            explorer_edits: std::sync::atomic::AtomicU64::new(0),
+            index_build_hook: parking_lot::RwLock::new(None),
+        };
         // A new database indexes its genesis block; an older one is brought up to date by index_stored_block.
         chain.index_stored_block(0)?;
         Ok(chain)
     }
 
     /// Indexes stored block `number` for the explorer when the index has reached the block
-    /// before it (databases made before the index existed, or whose index fell behind); blocks
-    /// produced while the index is current are indexed in their own batch. Returns whether it did.
+    /// before it (databases made before the index existed, or whose index fell behind, and blocks
+    /// too large to be indexed in their own batch); blocks produced while the index is current
+    /// are indexed in their own batch. Returns whether it did.
+    ///
+    /// Neither the build nor the write takes the production lock: a large block's records take
+    /// hundreds of milliseconds on the background lane, which runs at a lower priority, and the
+    /// next block must not wait for them. No block writes them meanwhile: a block is indexed inline
+    /// only when the index holds its parent, which it does not until this write. Token metadata
+    /// may change a record they rewrite; then they are built again before the write.
     pub fn index_stored_block(&self, number: u64) -> Result<bool, ChainError> {
-        let _guard = self.producing.lock();
+        use std::sync::atomic::Ordering;
+        let edits = self.explorer_edits.load(Ordering::Acquire);
+        let Some(writes) = self.stored_block_index(number)? else { return Ok(false) };
+        if let Some(hook) = self.index_build_hook.read().as_ref() {
+            hook(number);
+        }
+        let _guard = self.explorer_writes.lock();
+        let writes = if self.explorer_edits.load(Ordering::Acquire) == edits {
+            let source = crate::index::ExplorerSource(&self.store);
+            if svc_index::indexed_height(&source).map_err(crate::index::index_error)? != number.checked_sub(1) {
+                return Ok(false);
+            }
+            writes
+        } else {
+            let Some(writes) = self.stored_block_index(number)? else { return Ok(false) };
+            writes
+        };
+        self.store.service_write("explorer", &writes)?;
+        Ok(true)
+    }
+
+    /// Calls `hook` with the block's number each time a stored block's index has been built and
+    /// before it is written (tests; None removes it).
+    #[doc(hidden)]
+    pub fn set_index_build_hook(&self, hook: Option<Box<dyn Fn(u64) + Send + Sync>>) {
+        *self.index_build_hook.write() = hook;
+    }
+
+    /// The explorer records of stored block `number`, when the index has reached the block before it.
+    fn stored_block_index(&self, number: u64) -> Result<Option<Vec<(Vec<u8>, Option<Vec<u8>>)>>, ChainError> {
         let source = crate::index::ExplorerSource(&self.store);
         let indexed = svc_index::indexed_height(&source).map_err(crate::index::index_error)?;
         if indexed != number.checked_sub(1) {
-            return Ok(false);
+            return Ok(None);
         }
         let view = self.store.view();
-        let Some(block) = view.block(number)? else { return Ok(false) };
+        let Some(block) = view.block(number)? else { return Ok(None) };
         let body = view.body(number)?.ok_or_else(|| ChainError::Invalid(format!("block {number} has no body")))?;
         let receipts = view.receipts(number)?.ok_or_else(|| ChainError::Invalid(format!("block {number} has no receipts")))?;
         let txs = body
@@ -119,17 +174,17 @@ impl Chain {
             0 => None,
             n => view.block(n - 1)?.as_ref().and_then(crate::index::parent_time),
         };
-        let writes = crate::index::block_writes(&source, &block.header, parent_time_ms, &txs, &body.senders, &receipts)?;
-        self.store.service_write("explorer", &writes)?;
-        Ok(true)
+        Ok(Some(crate::index::block_writes(&source, &block.header, parent_time_ms, &txs, &body.senders, &receipts)?))
     }
 
     /// Records a token's name, symbol and decimals (read by the node after the token first moved)
     /// and makes it searchable; serialised with block production so no block's update is lost.
     pub fn set_token_metadata(&self, token: &Address, name: Option<&str>, symbol: Option<&str>, decimals: Option<u8>) -> Result<(), ChainError> {
         let _guard = self.producing.lock();
+        let _explorer = self.explorer_writes.lock();
         let source = crate::index::ExplorerSource(&self.store);
         let writes = svc_index::token_metadata_writes(&source, token, name, symbol, decimals).map_err(crate::index::index_error)?;
+        self.explorer_edits.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         self.store.service_write("explorer", &writes)?;
         Ok(())
     }
@@ -197,6 +252,7 @@ impl Chain {
     /// `to`, a view pinned by `evm_snapshot`, between blocks; returns the head it moved back to.
     pub fn rewind_to(&self, to: &ReadView) -> Result<StoredBlock, ChainError> {
         let _guard = self.producing.lock();
+        let _explorer = self.explorer_writes.lock();
         self.finalized.lock().take();
         let view = self.store.rewind_to(to)?;
         Ok(view.head_block()?.clone())

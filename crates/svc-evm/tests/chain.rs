@@ -357,6 +357,81 @@ fn a_block_past_the_inline_index_size_is_indexed_after_its_commit() {
     assert_eq!(indexed().as_deref(), Some("4"));
 }
 
+/// The explorer record of `token` (its metadata, holders and transfers), as the index holds it.
+fn token_record(chain: &Chain, token: Address) -> serde_json::Value {
+    let key = [b"T/".as_slice(), token.as_slice()].concat();
+    let found = chain.store().service_scan("explorer", &key, None, 1, false).unwrap();
+    let (k, v) = found.first().expect("the token has a record");
+    assert_eq!(k, &key);
+    serde_json::from_slice(v).unwrap()
+}
+
+#[test]
+fn a_block_is_made_while_a_large_block_before_it_is_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..2).map(Key::new).collect();
+    let chain = std::sync::Arc::new(open(dir.path(), &genesis(&keys)));
+    let (a, b) = (&keys[0], &keys[1]);
+    let indexed = |chain: &Chain| {
+        let found = chain.store().service_scan("explorer", b"m/indexed", None, 1, false).unwrap();
+        found.first().filter(|(k, _)| k.as_slice() == b"m/indexed").map(|(_, v)| String::from_utf8(v.clone()).unwrap())
+    };
+    // Block 1 (small, indexed inline) deploys an ERC-20; block 2 is past the inline size and moves it.
+    let mut deploy = contract("Token").bytecode;
+    deploy.extend_from_slice(&address_word(a.address));
+    deploy.extend_from_slice(&word(U256::from(1_000_000u64)));
+    chain.produce_block(request(&chain, vec![a.tx1559(0, None, 0, deploy, 3_000_000)], vec![a.address])).unwrap();
+    let token = a.address.create(0);
+    let n = svc_evm::block::INLINE_INDEX_MAX_TXS;
+    let mut txs: Vec<Bytes> = (0..n as u64).map(|i| a.tx1559(1 + i, Some(b.address), 1, vec![], 21_000)).collect();
+    let mut transfer = selector("transfer(address,uint256)");
+    transfer.extend_from_slice(&address_word(b.address));
+    transfer.extend_from_slice(&word(U256::from(5u64)));
+    txs.push(a.tx1559(1 + n as u64, Some(token), 0, transfer, 100_000));
+    chain.produce_block(request(&chain, txs, vec![a.address; n + 1])).unwrap();
+    assert_eq!(indexed(&chain).as_deref(), Some("1"), "block 2 is left to index_stored_block");
+    assert!(token_record(&chain, token)["name"].is_null(), "no metadata yet");
+
+    // The background lane's build of block 2's records is held (the hook) until block 3 is made.
+    let (built, at_hook) = std::sync::mpsc::channel::<u64>();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let released = parking_lot::Mutex::new(released);
+    let metadata = chain.clone();
+    chain.set_index_build_hook(Some(Box::new(move |number| {
+        // Token metadata arrives while the records are being built: they are built again under the lock.
+        metadata.set_token_metadata(&token, Some("Test Token"), Some("TST"), Some(18)).unwrap();
+        built.send(number).unwrap();
+        let _ = released.lock().recv_timeout(std::time::Duration::from_secs(60));
+    })));
+    let indexer = {
+        let chain = chain.clone();
+        std::thread::spawn(move || chain.index_stored_block(2).unwrap())
+    };
+    assert_eq!(at_hook.recv_timeout(std::time::Duration::from_secs(60)).unwrap(), 2);
+    let (done, made) = std::sync::mpsc::channel();
+    let producer = {
+        let chain = chain.clone();
+        let req = request(&chain, vec![b.tx1559(0, Some(a.address), 1, vec![], 21_000)], vec![b.address]);
+        std::thread::spawn(move || done.send(chain.produce_block(req).map(|p| p.block.header.number)).unwrap())
+    };
+    // A block that waited for the index build would time out here (the build is released after).
+    let made = made.recv_timeout(std::time::Duration::from_secs(20));
+    release.send(()).unwrap();
+    assert_eq!(made.expect("block 3 is made while block 2's records are built").unwrap(), 3);
+    producer.join().unwrap();
+    assert!(indexer.join().unwrap(), "block 2 is indexed");
+    chain.set_index_build_hook(None);
+    assert_eq!(indexed(&chain).as_deref(), Some("2"));
+    let record = token_record(&chain, token);
+    assert_eq!(record["name"], "Test Token", "the metadata set during the build is kept: {record}");
+    assert_eq!(record["symbol"], "TST");
+
+    // Block 3 (small, made when the index lacked block 2) comes next, then blocks are inline again.
+    assert!(chain.index_stored_block(3).unwrap());
+    chain.produce_block(request(&chain, vec![b.tx1559(1, Some(a.address), 1, vec![], 21_000)], vec![b.address])).unwrap();
+    assert_eq!(indexed(&chain).as_deref(), Some("4"));
+}
+
 const MODULE: Address = Address::new([0x5e; 20]);
 
 fn record(key: &[u8], value: Option<&[u8]>) -> RecordWrite {
