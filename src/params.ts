@@ -278,9 +278,8 @@ export interface StakingParams {
     readonly claimRewards: number;
     readonly editCommission: number;
     readonly unjail: number;
-    readonly getValidator: number;
-    readonly getDelegation: number;
-    readonly getStakeInfo: number;
+    /** Every read function (getValidator, getDelegation, getStakeInfo). */
+    readonly view: number;
   };
 }
 
@@ -345,9 +344,7 @@ export const staking = {
     claimRewards: 50_000,
     editCommission: 30_000,
     unjail: 30_000,
-    getValidator: 5_000,
-    getDelegation: 5_000,
-    getStakeInfo: 5_000,
+    view: 5_000,
   },
 } as const satisfies StakingParams;
 
@@ -611,8 +608,8 @@ export interface ComputeParams {
   /** Blocks over which hashrate is estimated from accepted shares. */
   readonly hashrateWindowBlocks: number;
   readonly maxSharesPerBlock: number;
-  /** Module gas of submitTask on top of the intrinsic gas (a few storage writes). */
-  readonly gas: { readonly submitTask: number };
+  /** Module gas of submitTask on top of the intrinsic gas (a few storage writes), and of every read function (getTask). */
+  readonly gas: { readonly submitTask: number; readonly view: number };
 }
 
 export const compute = {
@@ -642,7 +639,7 @@ export const compute = {
   shareMaxAgeBlocks: 16,
   hashrateWindowBlocks: 30,
   maxSharesPerBlock: 256,
-  gas: { submitTask: 60_000 },
+  gas: { submitTask: 60_000, view: 5_000 },
 } as const satisfies ComputeParams;
 
 /**
@@ -750,7 +747,11 @@ export const governance = {
   gas: { submit: 150_000, deposit: 50_000, vote: 40_000, view: 5_000 },
 } as const satisfies GovernanceParams;
 
-/** The parameters a governance proposal may change: `<module>.<name>`, and the range a value must lie in. */
+/**
+ * A parameter a governance proposal may change: `<module>.<name>`, and the range a value must lie
+ * in. Each module declares its own in its params.ts; modules/governable.ts assembles the one
+ * registry governance checks changes against.
+ */
 export interface GovernableParam {
   readonly module: 'staking' | 'compute' | 'governance' | 'chain' | 'rent';
   readonly key: string;
@@ -760,76 +761,14 @@ export interface GovernableParam {
   readonly unit: 'bps' | 'wei' | 'seconds' | 'blocks' | 'epochs' | 'count' | 'flag' | 'gas';
 }
 
-const BPS_MAX = 10_000n;
 const p = (module: GovernableParam['module'], key: string, min: bigint, max: bigint, unit: GovernableParam['unit']): GovernableParam => ({ module, key, min, max, unit });
-const TOKEN = 10n ** 18n;
-const DAY = 86_400n;
 
+/** The governable parameters declared here: the chain's (the whole registry: modules/governable.ts). */
 export const governable: readonly GovernableParam[] = [
-  // Block rewards and the stake-ratio multiplier curve.
-  p('staking', 'blockReward', 0n, 1_000n * TOKEN, 'wei'),
-  p('staking', 'rewardMultiplierMinBps', 0n, 100_000n, 'bps'),
-  p('staking', 'rewardMultiplierMaxBps', 0n, 100_000n, 'bps'),
-  p('staking', 'targetStakeRatioBps', 1n, BPS_MAX, 'bps'),
-  p('staking', 'treasuryShareBps', 0n, BPS_MAX, 'bps'),
-  // Commission limits and unbonding.
-  p('staking', 'maxCommissionBps', 0n, BPS_MAX, 'bps'),
-  p('staking', 'commissionChangeIntervalSeconds', 0n, 365n * DAY, 'seconds'),
-  p('staking', 'unbondingPeriodSeconds', 0n, 365n * DAY, 'seconds'),
-  p('staking', 'maxValidators', 1n, 1_000n, 'count'),
-  p('staking', 'minSelfStake', 1n, 1_000_000n * TOKEN, 'wei'),
-  // Epochs.
-  p('staking', 'epochLengthBlocks', 2n, 1_000_000n, 'blocks'),
-  // Penalties: spot-checks, downtime.
-  p('compute', 'spotCheckBps', 0n, BPS_MAX, 'bps'),
-  p('staking', 'spotCheckSlashBps', 0n, BPS_MAX, 'bps'),
-  p('staking', 'spotCheckJailSeconds', 0n, 365n * DAY, 'seconds'),
-  p('compute', 'minerJailSeconds', 0n, 365n * DAY, 'seconds'),
-  p('staking', 'downtimeSlashBps', 0n, BPS_MAX, 'bps'),
-  p('staking', 'downtimeJailSeconds', 0n, 365n * DAY, 'seconds'),
-  // The downtime window and the share of it a validator must sign (a window's bitmap is stored with
-  // each validator and rewritten each block: at most Cosmos' default of 10,000 blocks).
-  p('staking', 'signedBlocksWindow', 10n, 10_000n, 'blocks'),
-  p('staking', 'minSignedPerWindowBps', 0n, BPS_MAX, 'bps'),
-  // Miners' shares: of block rewards, and of public task fees.
-  p('staking', 'inferenceMinersShareBps', 0n, BPS_MAX, 'bps'),
-  p('staking', 'inferenceMinersShareBaseMiners', 0n, 1_000_000n, 'count'),
-  p('staking', 'inferenceMinersShareStepBps', 0n, BPS_MAX, 'bps'),
-  p('staking', 'inferenceMinersShareMaxBps', 0n, BPS_MAX, 'bps'),
-  p('compute', 'taskFeeMinerBps', 0n, BPS_MAX, 'bps'),
-  p('compute', 'taskFeeValidatorBps', 0n, BPS_MAX, 'bps'),
-  // Rate limits that are chain rules.
-  p('compute', 'maxProofsPerBlock', 1n, 10_000n, 'count'),
-  p('compute', 'maxRegistrationsPerBlock', 1n, 10_000n, 'count'),
-  p('compute', 'maxSharesPerBlock', 1n, 10_000n, 'count'),
-  p('compute', 'maxOpenPublicTasks', 1n, 1_000_000n, 'count'),
-  p('compute', 'publicTaskMinFee', 0n, 1_000n * TOKEN, 'wei'),
   // The block gas limit.
   p('chain', 'blockGasLimit', 5_000_000n, 2_000_000_000n, 'gas'),
-  // Governance's own rules.
-  p('governance', 'minDeposit', 1n, 1_000_000n * TOKEN, 'wei'),
-  p('governance', 'depositPeriodSeconds', 1n, 365n * DAY, 'seconds'),
-  p('governance', 'votingPeriodSeconds', 1n, 365n * DAY, 'seconds'),
-  p('governance', 'quorumBps', 0n, BPS_MAX, 'bps'),
-  p('governance', 'thresholdBps', 0n, BPS_MAX, 'bps'),
-  p('governance', 'vetoThresholdBps', 0n, BPS_MAX, 'bps'),
-  p('governance', 'burnDepositsOnVeto', 0n, 1n, 'flag'),
-  p('governance', 'burnDepositsOnNoQuorum', 0n, 1n, 'flag'),
-  p('governance', 'burnDepositsOnExpiry', 0n, 1n, 'flag'),
-  p('governance', 'modelRetirementGraceBlocks', 0n, 1_000_000n, 'blocks'),
-  p('governance', 'maxVestingEpochs', 1n, 1_000_000n, 'epochs'),
-  // Account rent.
-  p('rent', 'depositPerSlot', 0n, TOKEN, 'wei'),
-  p('rent', 'rentPerSlotPerEpoch', 0n, TOKEN, 'wei'),
-  p('rent', 'dormancyOwedLimit', 0n, 1_000n * TOKEN, 'wei'),
-  p('rent', 'dormancyEpochs', 1n, 10_000_000n, 'epochs'),
-  p('rent', 'reactivationFee', 0n, 1_000n * TOKEN, 'wei'),
+  // The modules' own are in their params.ts (modules/<module>/params.ts).
 ];
-
-/** The governable parameter named `<module>.<key>`. */
-export function governableParam(name: string): GovernableParam | undefined {
-  return governable.find((g) => `${g.module}.${g.key}` === name);
-}
 
 /** The chain-level rules governance may change (the block gas limit). */
 export interface ChainRules {

@@ -70,8 +70,7 @@ class Harness {
       config: CONFIG,
       valset: { nonce: 0, validators: set.map((v) => v.address), powers: set.map((v) => v.stake) },
       svcChainId: SVC_CHAIN_ID,
-    }, SVC_CHAIN_ID);
-    this.module.setKeepers({ bonded: () => this.set.filter((v) => v.stake > 0n).map((v) => ({ address: v.address, tokens: v.stake })) });
+    }, SVC_CHAIN_ID, { stake: { bonded: () => this.set.filter((v) => v.stake > 0n).map((v) => ({ address: v.address, tokens: v.stake })) } });
   }
 
   private ctx(): BlockContext {

@@ -28,14 +28,13 @@ import {
   CHAIN_ID,
   chain as chainParams,
   compute as defaultCompute,
-  governable,
-  governableParam,
   governance as defaultGovernance,
   staking as defaultStaking,
   system,
   type GovernanceParams,
   type StakingParams,
 } from '../src/params.js';
+import { governable, governableParam } from '../src/modules/governable.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { repoRoot } from './support/repo.js';
 import { prng } from './support/prng.js';

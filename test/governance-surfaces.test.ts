@@ -16,7 +16,8 @@ import { createPublicClient, createWalletClient, getAddress, http, parseEventLog
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import WebSocket from 'ws';
 import { startNode, type RunningNode } from '../src/node.js';
-import { governable, governance as defaultGovernance, staking as defaultStaking, system, type GovernanceParams, type StakingParams } from '../src/params.js';
+import { governance as defaultGovernance, staking as defaultStaking, system, type GovernanceParams, type StakingParams } from '../src/params.js';
+import { governable } from '../src/modules/governable.js';
 import { devPrivateKeys } from './support/dev-accounts.js';
 import { explorerClient } from './support/explorer-client.js';
 import { JsonRpcError, rpc } from './support/json-rpc.js';

@@ -224,6 +224,12 @@ describe('serving code reads modules only through their queries', () => {
     for (const m of MODULES) assert.ok(files.includes(`modules/${m}/queries.ts`), `modules/${m} has no queries.ts`);
   });
 
+  it('gives every module the same files, each with its role (docs/architecture.md)', () => {
+    const shape = ['genesis.ts', 'hooks.ts', 'index.ts', 'messages.ts', 'module.ts', 'params.ts', 'queries.ts', 'store.ts', 'types.ts'];
+    const missing = MODULES.flatMap((m) => shape.filter((f) => !files.includes(`modules/${m}/${f}`)).map((f) => `modules/${m}/${f}`));
+    assert.deepEqual(missing, []);
+  });
+
   it('catches a handler reaching past the queries', () => {
     const text = [
       "import { StakingLedger } from '../../modules/staking/ledger.js';",

@@ -100,7 +100,7 @@ describe('svc-node replay', () => {
     const genesisValidator = `0x${proposer.toString('hex')}` as Hex;
     const v2 = validator2!.address.toLowerCase() as Hex;
     // The mode this validator announces in its blocks (recorded by the compute module).
-    src.app.announceComputeMode('pow');
+    src.app.compute.announceComputeMode('pow');
     for (let i = 0; i < 320; i++) {
       const h = src.chain.head().number + 1;
       // Transfers every block.

@@ -4,17 +4,16 @@
 // atomic write of the block.
 import type { Logger } from 'pino';
 import { core, type AccountEdit, type BalanceMove, type Chain, type DecodedTx, type ProducedBlock, type RecordWrite, type RejectedTx, type SystemTxOutcome } from '../native/index.js';
-import { StakingLedger } from '../modules/staking/ledger.js';
+import type { StakingLedger } from '../modules/staking/ledger.js';
 import { StakingModule } from '../modules/staking/module.js';
-import { epochOfHeight, epochStartHeight } from '../modules/staking/epoch.js';
+import { genesisLedger } from '../modules/staking/genesis.js';
 import { GovernanceModule } from '../modules/governance/module.js';
 import { LiveParams } from '../modules/governance/live-params.js';
-import { BridgeModule, type BridgeGenesis } from '../modules/bridge/module.js';
-import { RentModule, dormantReason, rentSchedule } from '../modules/rent/module.js';
+import { BridgeModule } from '../modules/bridge/module.js';
+import { bridgeGenesis, type BridgeGenesis } from '../modules/bridge/genesis.js';
+import { RentModule, rentSchedule } from '../modules/rent/module.js';
 import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/module.js';
-import { announceComputeMode } from '../modules/compute/announce.js';
 import { moduleQueries, type ModuleQueries } from './queries.js';
-import type { ComputeMode } from '../modules/compute/types.js';
 import { ModuleRegistry } from '../modules/kernel/registry.js';
 import { messagesDigest } from '../modules/kernel/messages.js';
 import { addressBuffer, toAddress, type BlockContext, type BlockInfo, type ModuleCall, type ModuleOutcome } from '../modules/kernel/module.js';
@@ -94,29 +93,6 @@ export interface BuiltBlock {
   burned: bigint;
 }
 
-/** The staking ledger of a genesis: its validators registered at height 0 and active from epoch 0. */
-export function genesisLedger(params: StakingParams, validators: readonly GenesisValidator[], timestamp: number): StakingLedger {
-  const ledger = new StakingLedger(params);
-  for (const v of validators) {
-    const r = ledger.registerValidator(
-      toAddress(v.operator),
-      {
-        moniker: v.moniker,
-        commissionBps: v.commissionBps,
-        maxCommissionBps: v.maxCommissionBps,
-        maxChangeBpsPerDay: v.maxChangeBpsPerDay,
-        ...(v.consensusKey !== undefined ? { consensusKey: v.consensusKey } : {}),
-      },
-      v.selfStake,
-      0,
-      timestamp,
-    );
-    if (!r.ok) throw new Error(`genesis validator ${toAddress(v.operator)}: ${r.reason}`);
-  }
-  ledger.startEpoch(0, 0);
-  return ledger;
-}
-
 /** Total supply from a stored record: decimal string. */
 function readSupply(chain: Chain, genesisSupply: bigint): bigint {
   const value = chain.getAppValue(SUPPLY_KEY);
@@ -150,20 +126,9 @@ export function appGenesis(genesis: NetworkGenesis): AppGenesis {
     supply: genesis.spec.alloc.reduce((sum, a) => sum + a.balance, 0n),
     chainId: genesis.spec.chainId,
     gasLimit: Number(genesis.spec.gasLimit),
-    ...(genesis.bridge ? { bridge: bridgeGenesis(genesis) } : {}),
+    ...(genesis.bridge ? { bridge: bridgeGenesis(genesis.bridge, genesis.validators, genesis.spec.chainId) } : {}),
     ...(genesis.staking ? { staking: genesis.staking } : {}),
     devnet: isDevnetGenesis(genesis.spec.extraData),
-  };
-}
-
-/** The bridge's genesis: the external chain, and the genesis validators (ascending, powers their self stakes) as the contract's first set. */
-function bridgeGenesis(genesis: NetworkGenesis): BridgeGenesis {
-  const b = genesis.bridge!;
-  const set = [...genesis.validators].map((v) => ({ address: toAddress(v.operator), power: v.selfStake })).sort((x, y) => (x.address < y.address ? -1 : 1));
-  return {
-    config: { chainId: b.chainId, contract: b.contract.toLowerCase() as `0x${string}`, confirmations: b.confirmations, fromBlock: b.fromBlock },
-    valset: { nonce: 0, validators: set.map((v) => v.address), powers: set.map((v) => v.power) },
-    svcChainId: genesis.spec.chainId,
   };
 }
 
@@ -209,29 +174,22 @@ export class ChainApp {
       chain: { blockGasLimit: genesis.gasLimit ?? chainParams.blockGasLimit },
       rent: rentParams,
     });
-    // Governance first: it sets the live parameters to the head's before the other modules read them.
-    const governance = new GovernanceModule(chain, this.live);
-    const staking = StakingModule.load(chain, this.live.staking, () => this.genesisLedger());
-    const compute = ComputeModule.load(chain, this.live.compute);
-    // Keepers: what each module reads of the other.
-    staking.setComputeKeeper({
-      computeParts: (validators, epoch) => compute.computeViews(validators, epoch),
-      takePenaltiesDue: () => compute.takePenaltiesDue(),
-      minersWithRecentProofs: (epoch, now) => compute.minersWithRecentProofs(epoch, now),
-    });
-    compute.setStakingKeeper({
-      minersShare: (height) => staking.minersShare(height),
-      consensusKeyOf: (address) => staking.state.validator(address)?.consensusKey,
-    });
-    governance.setKeepers(
-      {
+    // Governance first: it sets the live parameters to the head's before the other modules read them
+    // (its keepers read staking and compute, built after it, only when called).
+    const governance = new GovernanceModule(chain, this.live, {
+      stake: {
         bonded: () => staking.state.validators().filter((v) => v.status === 'active').map((v) => ({ address: v.address, tokens: v.tokens, totalShares: v.totalShares })),
         delegationsOf: (voter) => staking.state.delegationsOf(voter).map((d) => ({ validator: d.validator, shares: d.shares })),
       },
-      compute,
-    );
-    const bridge = new BridgeModule(chain, genesis.bridge ?? null, genesis.chainId);
-    bridge.setKeepers({ bonded: () => staking.state.validators().filter((v) => v.status === 'active').map((v) => ({ address: v.address, tokens: v.tokens })) });
+      models: () => compute,
+    });
+    // Keepers: what each module reads of another, given to its constructor (compute, built after
+    // staking, reaches staking through a lazy accessor).
+    const staking = StakingModule.load(chain, this.live.staking, () => this.genesisLedger(), { compute: () => compute });
+    const compute = ComputeModule.load(chain, this.live.compute, { staking });
+    const bridge = new BridgeModule(chain, genesis.bridge ?? null, genesis.chainId, {
+      stake: { bonded: () => staking.state.validators().filter((v) => v.status === 'active').map((v) => ({ address: v.address, tokens: v.tokens })) },
+    });
     // Exempt from rent: the system modules (the module adds them) and the contracts dApps and this node rely on.
     const rent = new RentModule(
       chain,
@@ -251,8 +209,8 @@ export class ChainApp {
     this.bridge = bridge;
     this.rent = rent;
     this.queries = moduleQueries(chain, { staking, compute, governance, bridge, rent });
-    // A dormant account neither sends nor is called: refused at admission as in the block.
-    mempool.setChainRule((tx) => this.dormantRefusal(tx.from, tx.to));
+    // What a module's rules refuse outright (rent: a dormant account neither sends nor is called): refused at admission as in the block.
+    mempool.setChainRule((tx) => this.modules.refusal(tx.from, tx.to));
     // Governance opens the block (parameter changes due from its epoch apply before any rule reads
     // them); compute then opens it (spot-check draws, task assignment, the queues it takes), then
     // staking orders the penalties it found; staking's end decides the reward that compute's end pays
@@ -267,37 +225,14 @@ export class ChainApp {
     this.supplyBeforeHeadBurn = readSupply(chain, genesis.supply);
   }
 
-  /** Why a transaction from `from` to `to` cannot run: one of them is dormant (docs/rent.md); null when it can. */
-  dormantRefusal(from: Buffer, to: Buffer | null): string | null {
-    if (!this.rent.anyDormant) return null;
-    for (const a of to ? [from, to] : [from]) {
-      const address = toAddress(a);
-      if (this.rent.isDormant(address)) return dormantReason(address);
-    }
-    return null;
-  }
-
-  /** The compute mode this node announces in the blocks it proposes (recorded for its validator by the chain). */
-  private computeMode: ComputeMode | undefined;
-
-  /** Announce `mode` in the blocks this node proposes from now on. */
-  announceComputeMode(mode: ComputeMode): void {
-    this.computeMode = mode;
-  }
-
   /** The compute events of the last block made (proofs accepted, spot-checks decided). */
   get lastComputeEvents(): ComputeBlockEvents | undefined {
     return this.compute.lastBlockEvents;
   }
 
-  /** The staking rules as governance left them (the genesis values before any change). */
-  private get params(): StakingParams {
-    return this.live.staking;
-  }
-
   /** The context of a block at `height` whose time is `timeMs` milliseconds. */
   callContext(height: number, timeMs: number): BlockContext {
-    return { height, now: Math.floor(timeMs / 1000), nowMs: timeMs, epoch: epochOfHeight(height, this.params) };
+    return { height, now: Math.floor(timeMs / 1000), nowMs: timeMs, epoch: this.modules.epochOf(height).epoch };
   }
 
   /** eth_call / eth_estimateGas of a system module at the head; undefined when `to` is not a module. */
@@ -306,7 +241,7 @@ export class ChainApp {
   }
 
   private genesisLedger(): StakingLedger {
-    return genesisLedger(this.params, this.genesis.validators, this.genesis.timestamp);
+    return genesisLedger(this.live.staking, this.genesis.validators, this.genesis.timestamp);
   }
 
   /** Total supply at the head: genesis + minted - burned base fees - slashed. */
@@ -392,7 +327,8 @@ export class ChainApp {
       // The header rules are the native block builder's (crates/svc-evm block.rs), asked through the addon.
       timestampMs: core.blockTimeMs(t.timestampMs, parent.timestampMs),
       coinbase: t.coinbase,
-      extraData: announceComputeMode(t.extraData, this.computeMode),
+      // The modules' announcements (the compute mode) ride in the header's extra data.
+      extraData: this.modules.proposerExtraData(t.extraData),
       signers: t.signers,
       txs: ordered.map((p) => p.raw),
       messages: [...this.ownMessages(this.modules.proposeMessages()), ...(t.devMessages ?? [])],
@@ -462,10 +398,11 @@ export class ChainApp {
     });
     const { systemTxs, evmTxs } = partition(txs, (to) => modules.isModule(to));
     const supplyAtParent = this.supply();
+    const epoch = modules.epochOf(p.height);
     const block: BlockInfo = {
       ...ctx,
-      epochLengthBlocks: this.params.epochLengthBlocks,
-      isEpochStart: epochStartHeight(ctx.epoch, this.params) === p.height,
+      epochLengthBlocks: epoch.lengthBlocks,
+      isEpochStart: epoch.isStart,
       parentHash: parent.hash,
       proposer: toAddress(p.coinbase),
       signers: p.signers.map(toAddress),
@@ -501,7 +438,7 @@ export class ChainApp {
       for (const tx of systemTxs) {
         const key = tx.tx.from.toString('hex');
         if (stopped.has(key)) continue;
-        const dormant = this.dormantRefusal(tx.tx.from, null);
+        const dormant = modules.refusal(tx.tx.from, null);
         if (dormant !== null) {
           refused.push({ hash: tx.tx.hash, reason: dormant });
           stopped.add(key);
@@ -546,7 +483,7 @@ export class ChainApp {
       for (const tx of [...dev.txs, ...evmTxs]) {
         const key = tx.tx.from.toString('hex');
         if (stopped.has(key)) continue;
-        const dormant = this.dormantRefusal(tx.tx.from, tx.tx.to);
+        const dormant = modules.refusal(tx.tx.from, tx.tx.to);
         if (dormant !== null) {
           refused.push({ hash: tx.tx.hash, reason: dormant });
           stopped.add(key);
@@ -554,8 +491,8 @@ export class ChainApp {
         }
         included.push(tx);
       }
-      // Calls made inside contracts into dormant accounts revert natively.
-      const dormancy = this.rent.dormancy();
+      // What the modules' rules ask of the native executor (calls made inside contracts into dormant accounts revert).
+      const { dormancy } = modules.blockRules();
 
       const end = modules.endBlock(block);
       const minted = begin.minted + end.minted + dev.minted;

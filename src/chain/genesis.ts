@@ -47,7 +47,9 @@ import type { GenesisAccount, GenesisSpec } from '../native/index.js';
 import type { NodeConfig } from '../config.js';
 import { resolveCoinbase } from './coinbase.js';
 import type { BridgeConfig } from '../modules/bridge/types.js';
-import { bridge as bridgeParams, CHAIN_ID, chain as chainParams, faucet, governableParam, system, type NetworkName } from '../params.js';
+import { parseBridgeGenesis } from '../modules/bridge/genesis.js';
+import { genesisStaking, genesisValidators, type GenesisStakingParams, type GenesisValidator } from '../modules/staking/genesis.js';
+import { CHAIN_ID, chain as chainParams, faucet, system, type NetworkName } from '../params.js';
 import { checksumAddress, parseAddress } from './address.js';
 import { bundlerAccount, devAccounts, faucetAccount, publicKeyRefusal } from './dev-accounts.js';
 import { FaucetKeyError } from './faucet-key.js';
@@ -56,6 +58,7 @@ import { accountAbstractionAccounts } from './account-abstraction.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 
 export { devAccounts, faucetAccount, type DevAccount } from './dev-accounts.js';
+export type { GenesisStakingParams, GenesisValidator } from '../modules/staking/genesis.js';
 
 /** The configuration a network's genesis is built from. */
 export type GenesisConfig = Pick<NodeConfig, 'network' | 'chainId' | 'genesisFile' | 'validatorAddress' | 'faucetKey' | 'faucetAddress' | 'devnetBridge'>;
@@ -81,18 +84,6 @@ function multicall3Account(): GenesisAccount {
     balance: 0n,
     initCode: Buffer.from(MULTICALL3_INIT_CODE.slice(2), 'hex'),
   };
-}
-
-/** A validator in the genesis: registered and active from block 0, its self stake held by the staking module. */
-export interface GenesisValidator {
-  operator: Buffer;
-  moniker: string;
-  selfStake: bigint;
-  commissionBps: number;
-  maxCommissionBps: number;
-  maxChangeBpsPerDay: number;
-  /** Its Ed25519 consensus public key, 0x + 64 lowercase hex: required for a CometBFT network (svc-node testnet init writes it). */
-  consensusKey?: string;
 }
 
 /** The devnet's genesis validator: dev account 0, the solo driver's default coinbase. */
@@ -228,15 +219,6 @@ export interface NetworkGenesis {
   staking?: GenesisStakingParams;
 }
 
-/** The staking parameters a genesis may set: the downtime window and the share of it a validator must sign. */
-export interface GenesisStakingParams {
-  signedBlocksWindow?: number;
-  minSignedPerWindowBps?: number;
-}
-
-/** The keys of a genesis's "staking" object. */
-const GENESIS_STAKING_KEYS = ['signedBlocksWindow', 'minSignedPerWindowBps'] as const;
-
 /** A genesis's "bridge": the external chain, SvcBridge's address there (lowercase), confirmations, its deployment block. */
 export type GenesisBridge = BridgeConfig;
 
@@ -280,11 +262,12 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
   for (const reserved of [system.stakingAddress, system.treasuryAddress, system.computeAddress, system.governanceAddress, system.bridgeAddress, system.rentAddress]) {
     if (seen.has(reserved.slice(2))) fail(`alloc must not hold ${reserved}: it is a system module's address`);
   }
-  const validators = json.validators === undefined ? [] : genesisValidators(json.validators, fail);
+  const read = { fail, address: (v: unknown, field: string) => address(v, field, fail), quantity: (v: unknown, field: string) => quantity(v, field, fail, true) };
+  const validators = json.validators === undefined ? [] : genesisValidators(json.validators, read);
   alloc.push(...systemAccounts(validators));
-  const bridge = json.bridge === undefined ? undefined : genesisBridge(json.bridge, Number(chainId), fail);
+  const bridge = json.bridge === undefined ? undefined : parseBridgeGenesis(json.bridge, Number(chainId), read);
   if (bridge && validators.length === 0) fail('"bridge" needs "validators": the bridged set is the genesis validators');
-  const staking = json.staking === undefined ? undefined : genesisStaking(json.staking, fail);
+  const staking = json.staking === undefined ? undefined : genesisStaking(json.staking, read);
 
   return {
     spec: {
@@ -302,73 +285,6 @@ export function parseNetworkGenesis(json: unknown, expectedChainId: number, sour
   };
 }
 
-/** A genesis's "staking": each value a whole number within the range governance may set it to (params.governable). */
-function genesisStaking(value: unknown, fail: Fail): GenesisStakingParams {
-  if (!isObject(value)) return fail('"staking" must be an object');
-  const out: { -readonly [K in keyof GenesisStakingParams]: number } = {};
-  for (const key of Object.keys(value)) {
-    if (!(GENESIS_STAKING_KEYS as readonly string[]).includes(key)) fail(`staking: unknown field "${key}" (a genesis may set ${GENESIS_STAKING_KEYS.join(', ')})`);
-    const range = governableParam(`staking.${key}`)!;
-    const v = value[key];
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || BigInt(v) < range.min || BigInt(v) > range.max) fail(`staking.${key} must be a whole number in [${range.min}, ${range.max}]`);
-    out[key as keyof GenesisStakingParams] = v as number;
-  }
-  return out;
-}
-
-function genesisBridge(value: unknown, svcChainId: number, fail: Fail): GenesisBridge {
-  if (!isObject(value)) return fail('"bridge" must be an object');
-  for (const key of Object.keys(value)) if (!['chainId', 'contract', 'confirmations', 'fromBlock'].includes(key)) fail(`bridge: unknown field "${key}"`);
-  const whole = (v: unknown, field: string, min: number): number => {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) fail(`bridge.${field} must be a whole number of at least ${min}`);
-    return v as number;
-  };
-  const chainId = whole(value.chainId, 'chainId', 1);
-  if (chainId === svcChainId) fail(`bridge.chainId is this chain's own id (${svcChainId}): the bridge connects to another chain`);
-  return {
-    chainId,
-    contract: `0x${address(value.contract, 'bridge.contract', fail).toString('hex')}`,
-    confirmations: value.confirmations === undefined ? bridgeParams.defaultConfirmations : whole(value.confirmations, 'confirmations', 1),
-    fromBlock: value.fromBlock === undefined ? 0 : whole(value.fromBlock, 'fromBlock', 0),
-  };
-}
-
-function genesisValidators(value: unknown, fail: Fail): GenesisValidator[] {
-  if (!Array.isArray(value)) return fail('"validators" must be an array');
-  const seen = new Set<string>();
-  const seenKeys = new Set<string>();
-  return value.map((entry, i) => {
-    const where = `validators[${i}]`;
-    if (!isObject(entry)) return fail(`${where} must be an object`);
-    const operator = address(entry.operator, `${where}.operator`, fail);
-    if (seen.has(operator.toString('hex'))) fail(`${where}: operator listed twice`);
-    seen.add(operator.toString('hex'));
-    if (typeof entry.moniker !== 'string') fail(`${where}.moniker must be a string`);
-    let consensusKey: string | undefined;
-    if (entry.consensusKey !== undefined) {
-      if (typeof entry.consensusKey !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(entry.consensusKey)) fail(`${where}.consensusKey must be 0x and 64 hex digits (an Ed25519 public key)`);
-      consensusKey = (entry.consensusKey as string).toLowerCase();
-      if (seenKeys.has(consensusKey)) fail(`${where}: consensusKey listed twice`);
-      seenKeys.add(consensusKey);
-    }
-    for (const key of Object.keys(entry)) {
-      if (!['operator', 'moniker', 'selfStake', 'commissionBps', 'maxCommissionBps', 'maxChangeBpsPerDay', 'consensusKey'].includes(key)) fail(`${where}: unknown field "${key}"`);
-    }
-    const bps = (v: unknown, field: string): number => {
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 10_000) fail(`${where}.${field} must be an integer 0..10000`);
-      return v as number;
-    };
-    return {
-      operator,
-      moniker: entry.moniker as string,
-      selfStake: quantity(entry.selfStake, `${where}.selfStake`, fail, true),
-      commissionBps: bps(entry.commissionBps, 'commissionBps'),
-      maxCommissionBps: bps(entry.maxCommissionBps, 'maxCommissionBps'),
-      maxChangeBpsPerDay: bps(entry.maxChangeBpsPerDay, 'maxChangeBpsPerDay'),
-      ...(consensusKey !== undefined ? { consensusKey } : {}),
-    };
-  });
-}
 
 /** The genesis a node configuration starts from: its file when given, else the network's built-in one. */
 export function resolveGenesis(config: GenesisConfig): GenesisSpec {

@@ -68,7 +68,7 @@ export class NodeCompute {
     const mode = resolved.mode === 'pow' && o.powThreads === 0 ? 'none' : resolved.mode;
     const reason = mode === 'none' ? `${resolved.reason}, with --pow-threads 0: no search, no compute contribution` : resolved.reason;
     log.info({ mode, setting: o.setting, reason }, 'compute mode');
-    o.app.announceComputeMode(mode);
+    o.app.compute.announceComputeMode(mode);
     const head = () => {
       const h = o.chain.head();
       return { number: h.number, timestamp: h.timestamp, epoch: epochOfHeight(h.number + 1, staking.params) };

@@ -1,6 +1,6 @@
 // The compute module's public surface: the module, its records and views, the node's queues, the
 // rules other code checks against (spot-check draw, share target, task ids) and the wire formats.
-export { ComputeModule, COMPUTE_ABI, publicTaskId, type ComputeBlockEvents, type StakingKeeper } from './module.js';
+export { ComputeModule, COMPUTE_ABI, publicTaskId, type ComputeBlockEvents } from './module.js';
 export { drawnForSpotCheck, shareTarget, type ComputeBlockContext, type ComputeBlockEnd } from './hooks.js';
 export type { QueuedMode, QueuedProof, QueuedRegistration, QueuedShare, QueuedVerdict, TakenQueues } from './queues.js';
 export type { BlockActivity } from './store.js';
@@ -10,3 +10,5 @@ export { ComputeQueries, type ApprovedModelView, type MinerStatus, type ViewStyl
 export * from './types.js';
 export * from './wire.js';
 export { announceComputeMode, announcedComputeMode } from './announce.js';
+export { computeGovernable } from './params.js';
+export type { ComputeKeepers, StakingKeeper } from './keepers.js';

@@ -1,11 +1,20 @@
-// The compute module's system messages (see src/modules/kernel/messages.ts): what it queued for a
-// block, carried by the block. A message's shape is checked before the block runs (a proposal
-// with a malformed one is refused); what depends on state (task, assignment, key, jail, a share
-// seen before) is checked again by the block hooks, the same way on every node.
-import { recoverMessageAddress } from 'viem';
+// The compute module's messages. Its calls: the ABI (abi/compute.json) and how a call is decided for
+// the kernel's one call path (submitTask, getTask). Its system messages (see
+// src/modules/kernel/messages.ts): what it queued for a block, carried by the block. A message's
+// shape is checked before the block runs (a proposal with a malformed one is refused); what depends
+// on state (task, assignment, key, jail, a share seen before) is checked again by the block hooks,
+// the same way on every node.
+import { readFileSync } from 'node:fs';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { encodeFunctionResult, recoverMessageAddress, type Abi } from 'viem';
 import { core } from '../../native/index.js';
 import type { ComputeParams } from '../../params.js';
 import type { ModuleMessage } from '../kernel/messages.js';
+import { abiEvents, moduleLog, type Decision, type ModuleCall } from '../kernel/module.js';
+import type { ModuleLog } from '../../native/index.js';
+import type { ComputeStore } from './store.js';
+import { newPublicTask, type Address } from './types.js';
+import { hexOf, type Hex } from './wire.js';
 import { emptyTaken, MAX_MODES_PER_BLOCK, type TakenQueues } from './queues.js';
 import { COMPUTE_MODES, modeMessage, proofMessage, registrationMessage, TIERS } from './wire.js';
 import type { QueuedMode, QueuedProof, QueuedRegistration } from './queues.js';
@@ -169,4 +178,70 @@ export async function verifyMessages(messages: readonly ModuleMessage[], chainId
     if (signer !== w.wallet) return `message ${w.index}: the wallet signature is not ${w.wallet}'s`;
   }
   return null;
+}
+
+// ---- calls ----
+
+export const COMPUTE_ABI = JSON.parse(readFileSync(new URL('../../../../abi/compute.json', import.meta.url), 'utf8')) as Abi;
+
+const EVENTS = abiEvents(COMPUTE_ABI);
+
+function taskSubmittedLog(taskId: Hex, submitter: Address, modelId: string, fee: bigint): ModuleLog {
+  return moduleLog(EVENTS, 'TaskSubmitted', { taskId, submitter }, [{ type: 'string', value: modelId }, { type: 'uint256', value: fee }]);
+}
+
+/** The id of the public task a transaction creates: keccak256("svc/public-task" || tx hash). */
+export function publicTaskId(txHash: Uint8Array): Hex {
+  return hexOf(keccak_256(Buffer.concat([Buffer.from('svc/public-task', 'utf8'), Buffer.from(txHash)])));
+}
+
+/**
+ * A call of the compute ABI decided on the store: getTask reads a task; submitTask(modelId, input)
+ * opens a public task paid by the call's value, saved when the decision is applied. `dry` (a
+ * simulation, whose transaction hash is not known) skips the check that the task is new.
+ */
+export function decideComputeCall(
+  store: ComputeStore,
+  params: ComputeParams,
+  call: ModuleCall & { txHash: Buffer },
+  name: string,
+  args: readonly unknown[],
+  ctx: { height: number; epoch: number },
+  dry: boolean,
+): Decision {
+  const encode = (result: unknown): Buffer => {
+    const h = encodeFunctionResult({ abi: COMPUTE_ABI, functionName: name, result } as never) as string;
+    return Buffer.from(h.slice(2), 'hex');
+  };
+  if (name === 'getTask') {
+    const id = (args[0] as string).toLowerCase() as Hex;
+    const t = store.task(id);
+    if (!t) return { ok: false, reason: 'task not found' };
+    const p = t.proofId ? store.proof(t.proofId) : undefined;
+    const zero = `0x${'00'.repeat(32)}`;
+    return { ok: true, returnData: encode([t.status, t.modelId, t.fee, p?.miner ?? `0x${'00'.repeat(20)}`, p?.outputHash ?? zero]), logs: [], apply: () => {} };
+  }
+  // submitTask(modelId, input)
+  const [modelId, input] = args as [string, string];
+  if (!store.isApproved(modelId)) return { ok: false, reason: `model ${modelId} is not approved` };
+  const bytes = Buffer.byteLength(input, 'utf8');
+  if (bytes === 0) return { ok: false, reason: 'input is empty' };
+  if (bytes > params.publicTaskMaxInputBytes) return { ok: false, reason: `input is ${bytes} bytes, the limit is ${params.publicTaskMaxInputBytes}` };
+  if (call.value < params.publicTaskMinFee) return { ok: false, reason: `fee ${call.value} is below the minimum ${params.publicTaskMinFee}` };
+  const waiting = store.openTasks().filter((t) => t.kind === 'public').length;
+  if (waiting >= params.maxOpenPublicTasks) return { ok: false, reason: 'too many public tasks waiting, try later' };
+  const id = publicTaskId(call.txHash);
+  const log = taskSubmittedLog(id, call.from, modelId, call.value);
+  if (!dry && (store.open.has(id) || store.task(id))) return { ok: false, reason: 'task exists' };
+  return {
+    ok: true,
+    returnData: encode(id),
+    logs: [log],
+    apply: () => {
+      store.saveTask(newPublicTask({ id, modelId, input, fee: call.value, submitter: call.from, createdAt: ctx.height, createdEpoch: ctx.epoch }));
+      store.global.counters.tasksCreated += 1;
+      store.global.counters.publicTasks += 1;
+      store.saveGlobal();
+    },
+  };
 }

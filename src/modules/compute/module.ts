@@ -1,24 +1,20 @@
 // The compute system module: miners and their registrations, inference tasks (public ones paid
 // through transactions to params.system.computeAddress, challenge ones drawn by the coordinator),
 // proofs, spot-checks, proof-of-work shares, and the rewards of all of it. This file is the
-// SystemModule: the ABI, transactions (submitTask, getTask), the hook entry points, the keepers and
-// the reads other code calls. Consensus state lives in the chain's app column family under
-// "compute/" (store.ts) and changes only inside a block: transactions to the module, and the block
+// SystemModule: it wires the calls (messages.ts: submitTask, getTask, decided through the kernel's
+// one call path), the hook entry points, the keepers (keepers.ts) and the reads other code calls.
+// Consensus state lives in the chain's app column family under "compute/" (store.ts) and changes
+// only inside a block: transactions to the module, and the block
 // hooks (hooks.ts) that apply what the node queued (queues.ts: registrations, proofs, shares,
 // spot-check verdicts and validators' signed compute-mode announcements, each verified before it was
 // queued and checked again against the state when applied). views.ts derives hashrates and scores.
 // docs/compute.md describes the rules.
-import { readFileSync } from 'node:fs';
-import { encodeFunctionResult, type Abi } from 'viem';
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { Chain, ModuleLog, RecordWrite } from '../../native/index.js';
+import type { Abi } from 'viem';
+import type { Chain, RecordWrite } from '../../native/index.js';
 import { system, type ComputeParams } from '../../params.js';
 import {
-  abiEvents,
-  decodeModuleCall,
-  isOutcome,
-  moduleLog,
-  reverter,
+  gasCost,
+  runDecided,
   type BlockContext,
   type BlockInfo,
   type HookResult,
@@ -30,14 +26,14 @@ import {
 import { ComputeHooks } from './hooks.js';
 import { ComputeQueues, emptyTaken, type QueuedProof, type QueuedRegistration, type QueuedShare, type QueuedVerdict, type TakenQueues } from './queues.js';
 import { ComputeStore } from './store.js';
-import { announcedComputeMode } from './announce.js';
-import { checkMessages, messagesOf, takenOf, verifyMessages } from './messages.js';
+import { announceComputeMode, announcedComputeMode } from './announce.js';
+import { checkMessages, COMPUTE_ABI, decideComputeCall, messagesOf, takenOf, verifyMessages } from './messages.js';
 import { encodeMessage, type ModuleMessage } from '../kernel/messages.js';
 import {
-  newPublicTask,
   type Address,
   type ApprovedModelRecord,
   type ComputeGlobal,
+  type ComputeMode,
   type MinerRecord,
   type PenaltyDue,
   type ProofRecord,
@@ -48,28 +44,11 @@ import {
 import { ComputeViews } from './views.js';
 import { hexOf, type GpuTierName, type Hex } from './wire.js';
 
-export const COMPUTE_ABI = JSON.parse(readFileSync(new URL('../../../../abi/compute.json', import.meta.url), 'utf8')) as Abi;
+export { COMPUTE_ABI, publicTaskId } from './messages.js';
+export type { ComputeKeepers, StakingKeeper } from './keepers.js';
+import type { ComputeKeepers } from './keepers.js';
 
 const COMPUTE: Address = system.computeAddress;
-
-const EVENTS = abiEvents(COMPUTE_ABI);
-
-function taskSubmittedLog(taskId: Hex, submitter: Address, modelId: string, fee: bigint): ModuleLog {
-  return moduleLog(EVENTS, 'TaskSubmitted', { taskId, submitter }, [{ type: 'string', value: modelId }, { type: 'uint256', value: fee }]);
-}
-
-/** The id of the public task a transaction creates: keccak256("svc/public-task" || tx hash). */
-export function publicTaskId(txHash: Uint8Array): Hex {
-  return hexOf(keccak_256(Buffer.concat([Buffer.from('svc/public-task', 'utf8'), Buffer.from(txHash)])));
-}
-
-/** What compute reads of the staking module (its keeper). */
-export interface StakingKeeper {
-  /** The inference miners' share of block `height`'s reward, decided by staking's endBlock. */
-  minersShare(height: number): bigint;
-  /** The consensus key (0x + 64 hex) of a validator's staking record; undefined for none or no such validator. */
-  consensusKeyOf(address: Address): string | undefined;
-}
 
 /** What the compute module did in a block, for subscribers. */
 export interface ComputeBlockEvents {
@@ -94,7 +73,8 @@ export class ComputeModule implements SystemModule {
   private discarded: TakenQueues | null = null;
   /** Where submissions go on a network (see useOutbox). */
   private outbox: ((message: Buffer) => void) | undefined;
-  private staking: StakingKeeper | undefined;
+  /** The compute mode this node announces in the blocks it proposes (recorded for its validator by the chain). */
+  private announcedMode: ComputeMode | undefined;
   private readonly store: ComputeStore;
   private readonly queues = new ComputeQueues();
   private readonly views: ComputeViews;
@@ -106,6 +86,7 @@ export class ComputeModule implements SystemModule {
   private constructor(
     private readonly chain: Chain,
     readonly params: ComputeParams,
+    private readonly keepers: ComputeKeepers,
   ) {
     this.store = new ComputeStore(chain, params);
     this.views = new ComputeViews(this.store, params);
@@ -123,8 +104,8 @@ export class ComputeModule implements SystemModule {
     }
   }
 
-  static load(chain: Chain, params: ComputeParams): ComputeModule {
-    return new ComputeModule(chain, params);
+  static load(chain: Chain, params: ComputeParams, keepers: ComputeKeepers): ComputeModule {
+    return new ComputeModule(chain, params, keepers);
   }
 
   // ---- the kernel's hooks ----
@@ -175,8 +156,8 @@ export class ComputeModule implements SystemModule {
     return null;
   }
 
-  /** The consensus key of a validator's staking record (none before the staking keeper is wired). */
-  private readonly consensusKeyOf = (address: Address): string | undefined => this.staking?.consensusKeyOf(address);
+  /** The consensus key of a validator's staking record. */
+  private readonly consensusKeyOf = (address: Address): string | undefined => this.keepers.staking.consensusKeyOf(address);
 
   isQueued(message: ModuleMessage): boolean {
     return this.queues.holds(takenOf([message]));
@@ -220,6 +201,16 @@ export class ComputeModule implements SystemModule {
   beginBlock(block: BlockInfo): HookResult {
     this.dropRetired(block.height);
     return { moves: this.hooks.openBlock(block), minted: 0n, burned: 0n };
+  }
+
+  /** Announce `mode` in the blocks this node proposes from now on. */
+  announceComputeMode(mode: ComputeMode): void {
+    this.announcedMode = mode;
+  }
+
+  /** A block this node proposes announces its compute mode in the header's extra data (announce.ts). */
+  proposerExtraData(extraData: Buffer): Buffer {
+    return announceComputeMode(extraData, this.announcedMode);
   }
 
   // ---- the model registry (changed by governance proposals, at block boundaries) ----
@@ -282,18 +273,13 @@ export class ComputeModule implements SystemModule {
   /** End of a block: see ComputeHooks.closeBlock(); mints and pays the miners' share staking decided. */
   endBlock(block: BlockInfo): HookResult {
     const taken = this.taken ?? emptyTaken();
-    const share = this.staking?.minersShare(block.height) ?? 0n;
+    const share = this.keepers.staking.minersShare(block.height);
     const end = this.hooks.closeBlock(block, taken, share, block.proposer, announcedComputeMode(block.extraData), this.consensusKeyOf);
     this.building = { height: block.height, accepted: end.accepted, decided: end.decided };
     return { moves: end.moves, minted: end.minted, burned: 0n };
   }
 
   // ---- keepers ----
-
-  /** Wires the staking module's keeper (the miners' share of each block's reward, validators' consensus keys). */
-  setStakingKeeper(keeper: StakingKeeper): void {
-    this.staking = keeper;
-  }
 
   /**
    * The staking penalties the previous block's failed spot-checks ordered, taken for the block being
@@ -467,45 +453,8 @@ export class ComputeModule implements SystemModule {
     return this.run({ ...call, txHash: Buffer.alloc(32) }, ctx, true);
   }
 
+  /** The kernel's call path; the call's change is made when it is executed, not when simulated (`dry`). */
   private run(call: ModuleCall & { txHash: Buffer }, ctx: { height: number; epoch: number }, dry: boolean): ModuleOutcome {
-    const revert = reverter(call);
-    const decoded = decodeModuleCall(this.name, COMPUTE_ABI, call);
-    if (isOutcome(decoded)) return decoded;
-    const required = call.intrinsicGas + BigInt(decoded.functionName === 'submitTask' ? this.params.gas.submitTask : 5_000);
-    if (call.gasLimit < required) return revert('out of gas', call.gasLimit);
-    const encode = (result: unknown): Buffer => {
-      const h = encodeFunctionResult({ abi: COMPUTE_ABI, functionName: decoded.functionName, result } as never) as string;
-      return Buffer.from(h.slice(2), 'hex');
-    };
-    if (decoded.functionName === 'getTask') {
-      if (call.value > 0n) return revert('compute: getTask is not payable', required);
-      const id = (decoded.args[0] as string).toLowerCase() as Hex;
-      const t = this.task(id);
-      if (!t) return revert('compute: task not found', required);
-      const p = t.proofId ? this.proof(t.proofId) : undefined;
-      const zero = `0x${'00'.repeat(32)}`;
-      return { success: true, gasUsed: required, returnData: encode([t.status, t.modelId, t.fee, p?.miner ?? `0x${'00'.repeat(20)}`, p?.outputHash ?? zero]), logs: [], moves: [] };
-    }
-    // submitTask(modelId, input)
-    const [modelId, input] = decoded.args as [string, string];
-    if (!this.isApproved(modelId)) return revert(`compute: model ${modelId} is not approved`, required);
-    const bytes = Buffer.byteLength(input, 'utf8');
-    if (bytes === 0) return revert('compute: input is empty', required);
-    if (bytes > this.params.publicTaskMaxInputBytes) {
-      return revert(`compute: input is ${bytes} bytes, the limit is ${this.params.publicTaskMaxInputBytes}`, required);
-    }
-    if (call.value < this.params.publicTaskMinFee) return revert(`compute: fee ${call.value} is below the minimum ${this.params.publicTaskMinFee}`, required);
-    const waiting = this.openTasks().filter((t) => t.kind === 'public').length;
-    if (waiting >= this.params.maxOpenPublicTasks) return revert('compute: too many public tasks waiting, try later', required);
-    const id = publicTaskId(call.txHash);
-    const log = taskSubmittedLog(id, call.from, modelId, call.value);
-    if (!dry) {
-      if (this.store.open.has(id) || this.task(id)) return revert('compute: task exists', required);
-      this.store.saveTask(newPublicTask({ id, modelId, input, fee: call.value, submitter: call.from, createdAt: ctx.height, createdEpoch: ctx.epoch }));
-      this.store.global.counters.tasksCreated += 1;
-      this.store.global.counters.publicTasks += 1;
-      this.store.saveGlobal();
-    }
-    return { success: true, gasUsed: required, returnData: encode(id), logs: [log], moves: [] };
+    return runDecided(this.name, COMPUTE_ABI, call, !dry, gasCost(this.params.gas), (name, args) => decideComputeCall(this.store, this.params, call, name, args, ctx, dry));
   }
 }

@@ -4,10 +4,9 @@
 import type { Chain, RecordWrite } from '../../native/index.js';
 import { system, type ComputeParams } from '../../params.js';
 import { decodeRecord, RecordChanges } from '../kernel/records.js';
+import { genesisGlobal, genesisRegistry } from './genesis.js';
 import {
-  emptyCounters,
   type Address,
-  type ApprovedModelRecord,
   type ComputeGlobal,
   type MinerRecord,
   type ProofRecord,
@@ -33,28 +32,6 @@ export interface BlockActivity {
   decided: Hex[];
 }
 
-function emptyGlobal(params: ComputeParams): ComputeGlobal {
-  return {
-    approvedModels: params.approvedModels.map((m) => m.id),
-    counters: emptyCounters(),
-    minerPool: 0n,
-    lastBlockProofs: [],
-    spotChecksPending: [],
-    assignedEpoch: 0,
-    recentHashes: [],
-    seenShares: [],
-    powWindow: [],
-    models: {},
-    penaltiesDue: [],
-    registry: genesisRegistry(params),
-  };
-}
-
-/** The registry of a genesis: its approved models, pinned by the inference registry. */
-function genesisRegistry(params: ComputeParams): Record<string, ApprovedModelRecord> {
-  return Object.fromEntries(params.approvedModels.map((m) => [m.id, { id: m.id, tier: m.tier, dims: m.dims, approvedAtHeight: 0 }]));
-}
-
 function newValidator(address: Address): ValidatorComputeRecord {
   return { address, modeSince: 0, tasksCompleted: 0, spotChecksPassed: 0, spotChecksFailed: 0, feeRewards: 0n, sharesAccepted: 0, powWork: 0n, window: [] };
 }
@@ -78,7 +55,7 @@ export class ComputeStore {
     private chain: Chain,
     private readonly params: ComputeParams,
   ) {
-    this.global = emptyGlobal(params);
+    this.global = genesisGlobal(params);
     this.loadFrom(chain);
   }
 
@@ -89,7 +66,7 @@ export class ComputeStore {
     this.proofCache.clear();
     this.changes.clear();
     const g = chain.getAppValue(Buffer.from(GLOBAL_KEY));
-    this.global = g ? decodeRecord<ComputeGlobal>(g) : emptyGlobal(this.params);
+    this.global = g ? decodeRecord<ComputeGlobal>(g) : genesisGlobal(this.params);
     this.global.registry ??= genesisRegistry(this.params);
     for (const e of chain.getAppEntries(Buffer.from(MINER))) {
       const m = decodeRecord<MinerRecord>(e.value);

@@ -2,8 +2,10 @@
 // governance, chain), made from the genesis values and the changes governance applied. The modules
 // hold these same objects, so a change applied at an epoch's first block is what every rule reads
 // from that block on; reload() puts them back to the head's records after a failed block.
-// A parameter lives in params.ts (its genesis value, its governable range); this file only copies.
-import { governableParam, type ChainRules, type ComputeParams, type GovernableParam, type GovernanceParams, type RentParams, type StakingParams } from '../../params.js';
+// A parameter's genesis value lives in params.ts, its governable range in its module's params.ts
+// (all of them: modules/governable.ts); this file only copies.
+import type { ChainRules, ComputeParams, GovernableParam, GovernanceParams, RentParams, StakingParams } from '../../params.js';
+import { governableParam } from '../governable.js';
 import { assertParams } from '../staking/ledger.js';
 import type { ParamChange } from './types.js';
 

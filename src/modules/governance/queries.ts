@@ -8,7 +8,8 @@
 // (Governance) and docs/explorer.md. Serving code reads governance only through these.
 import { getAddress } from 'viem';
 import type { Chain } from '../../native/index.js';
-import { governable, governableParam, system, type GovernanceParams } from '../../params.js';
+import { system, type GovernanceParams } from '../../params.js';
+import { governable, governableParam } from '../governable.js';
 import type { GovernanceModule } from './module.js';
 import type {
   DepositRecord,

@@ -5,6 +5,7 @@
 import type { Chain, RecordWrite } from '../../native/index.js';
 import { system } from '../../params.js';
 import { decodeRecord, RecordChanges } from '../kernel/records.js';
+import { emptyGlobal } from './genesis.js';
 import type { Address, DepositRecord, GovernanceGlobal, ProposalRecord, VoteRecord } from './types.js';
 
 const PREFIX = 'governance/';
@@ -15,19 +16,7 @@ const VOTE = `${PREFIX}vote/`;
 /** Proposal ids as 12 digits, so that keys sort by id. */
 const idKey = (id: number) => String(id).padStart(12, '0');
 
-export function emptyGlobal(): GovernanceGlobal {
-  return {
-    nextProposalId: 1,
-    active: [],
-    params: {},
-    pendingChanges: [],
-    pendingSpends: [],
-    treasury: { inflows: {}, outflows: {}, spendsPaid: 0 },
-    depositsHeld: 0n,
-    depositsBurned: 0n,
-    depositsRefunded: 0n,
-  };
-}
+export { emptyGlobal };
 
 export class GovernanceStore {
   global: GovernanceGlobal = emptyGlobal();

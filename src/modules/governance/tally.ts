@@ -2,7 +2,7 @@
 // delegator's stake follows its validator's vote unless the delegator voted itself. Pure integer
 // arithmetic on the staking ledger's shares and tokens; votes and validators in address order.
 import type { GovernanceParams } from '../../params.js';
-import type { Address, TallyResult, VoteOption, VoteRecord } from './types.js';
+import type { Address, ProposalRecord, TallyResult, VoteOption, VoteRecord } from './types.js';
 
 /** A bonded (active) validator as the tally reads it. */
 export interface BondedValidator {
@@ -97,4 +97,11 @@ export function decide(
   if (deciding === 0n) return done('rejected', false);
   if (t.result.yes * 10_000n > BigInt(rules.thresholdBps) * deciding) return done('passed', false);
   return done('rejected', false);
+}
+
+/** A proposal's tally as read now: the final one of a finished proposal, the running one of a proposal being voted, zeros before the vote. */
+export function currentTally(p: ProposalRecord, votesOf: (id: number) => VoteRecord[], stake: TallyStake): TallyResult {
+  if (p.tally) return p.tally;
+  if (p.status !== 'voting-period') return emptyResult();
+  return tallyVotes(votesOf(p.id), stake).result;
 }

@@ -16,7 +16,7 @@ export type ProposalStatus = 'deposit-period' | 'voting-period' | 'passed' | 're
 export const VOTE_OPTIONS = ['yes', 'abstain', 'no', 'no-with-veto'] as const;
 export type VoteOption = (typeof VOTE_OPTIONS)[number];
 
-/** A parameter change: `<module>.<key>` (params.ts, `governable`) and its new value. */
+/** A parameter change: `<module>.<key>` (modules/governable.ts) and its new value. */
 export interface ParamChange {
   name: string;
   value: bigint;

@@ -60,6 +60,15 @@ export interface BlockInfo extends BlockContext {
   extraData: Buffer;
 }
 
+/** Where a block stands in the chain's epochs (epochs may change length: see modules/staking/epoch.ts). */
+export interface EpochPosition {
+  epoch: number;
+  /** The epoch's length, blocks. */
+  lengthBlocks: number;
+  /** Whether the block is its epoch's first. */
+  isStart: boolean;
+}
+
 /** What a module decided for one call. */
 export interface ModuleOutcome {
   success: boolean;
@@ -123,6 +132,24 @@ export interface SystemModule {
   isQueued?(message: ModuleMessage): boolean;
   /** Modules that account for balances they do not hold (the treasury): every module's moves in the block, by module, as they are made. */
   observeMoves?(module: string, moves: readonly BalanceMove[]): void;
+  /** The module that keeps the chain's epochs (one module has it): where a block at `height` stands in them. */
+  epochOf?(height: number): EpochPosition;
+  /** Modules that announce something in the blocks this node proposes: the header's extra data with their announcement added. */
+  proposerExtraData?(extraData: Buffer): Buffer;
+  /**
+   * Modules whose rules refuse whole transactions (rent: a dormant account neither sends nor is
+   * called): why a transaction from `from` to `to` (null: a creation) cannot run; null when it can.
+   * Asked at admission, in the block and for eth_call at the head, so all three refuse alike.
+   */
+  refusal?(from: Buffer, to: Buffer | null): string | null;
+  /** Modules whose rules the native executor enforces inside the block being built (rent: calls into dormant accounts revert); null when none apply. */
+  blockRules?(): BlockRules | null;
+}
+
+/** What the native executor enforces for the modules in the block being built (see SystemModule.blockRules). */
+export interface BlockRules {
+  /** Accounts whose calls revert: flagged by records under `prefix`, with those the block made dormant and active again. */
+  dormancy?: { prefix: Buffer; dormant: Buffer[]; reactivated: Buffer[] };
 }
 
 const hexToBuffer = (h: Hex): Buffer => Buffer.from(h.slice(2), 'hex');
@@ -179,8 +206,23 @@ export function isOutcome(d: DecodedCall | ModuleOutcome): d is ModuleOutcome {
   return 'success' in d;
 }
 
-/** What a module decided for one call before changing anything: refused, or its result, its logs and the change to make when the call is executed (not when simulated). */
-export type Decision = { ok: false; reason: string } | { ok: true; returnData: Buffer; logs: ModuleLog[]; apply: () => void };
+/**
+ * What a module decided for one call before changing anything: refused, or its result, its logs,
+ * the balances it pays out (none unless given) and the change to make when the call is executed
+ * (not when simulated).
+ */
+export type Decision = { ok: false; reason: string } | { ok: true; returnData: Buffer; logs: ModuleLog[]; moves?: BalanceMove[]; apply: () => void };
+
+/**
+ * A module's gas table, one shape in every module: what each function that changes state costs on
+ * top of the transaction's intrinsic gas, and `view` for every read function.
+ */
+export type GasTable = { readonly view: number } & { readonly [functionName: string]: number };
+
+/** runDecided's `cost` from a gas table: `view` for read functions, the function's own entry (else `view`) for the others. */
+export function gasCost(table: GasTable): (functionName: string, isView: boolean) => number {
+  return (name, isView) => (isView ? table.view : (table[name] ?? table.view));
+}
 
 /**
  * A module call decided before it is applied: decoded with the module's ABI, charged its intrinsic
@@ -207,7 +249,7 @@ export function runDecided(
   const d = decide(name, decoded.args);
   if (!d.ok) return revert(`${module}: ${d.reason}`, required);
   if (apply) d.apply();
-  return { success: true, gasUsed: required, returnData: d.returnData, logs: d.logs, moves: [] };
+  return { success: true, gasUsed: required, returnData: d.returnData, logs: d.logs, moves: d.moves ?? [] };
 }
 
 /** The events of a module's ABI by name, for moduleLog. */

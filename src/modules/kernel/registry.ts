@@ -2,7 +2,7 @@
 // ChainApp routes every module transaction, eth_call and hook through it (Cosmos SDK's module
 // manager, with SetOrderBeginBlockers / SetOrderEndBlockers as `begin` and `end`).
 import type { BalanceMove, Chain, RecordWrite } from '../../native/index.js';
-import type { Address, BlockInfo, HookResult, SystemModule } from './module.js';
+import type { Address, BlockInfo, BlockRules, EpochPosition, HookResult, SystemModule } from './module.js';
 import { decodeMessage, encodeMessage, type ModuleMessage } from './messages.js';
 
 export interface HookOrder {
@@ -158,6 +158,41 @@ export class ModuleRegistry {
   private observed(module: string, r: HookResult): HookResult {
     this.observeMoves(module, [...(r.preMoves ?? []), ...r.moves]);
     return r;
+  }
+
+  /** Why a transaction from `from` to `to` (null: a creation) cannot run, by the first module that refuses it; null when none does. */
+  refusal(from: Buffer, to: Buffer | null): string | null {
+    for (const m of this.modules) {
+      const reason = m.refusal?.(from, to) ?? null;
+      if (reason !== null) return reason;
+    }
+    return null;
+  }
+
+  /** What the native executor enforces for the modules in the block being built: every module's rules, merged (one module per rule). */
+  blockRules(): BlockRules {
+    const rules: BlockRules = {};
+    for (const m of this.modules) {
+      const r = m.blockRules?.();
+      if (!r) continue;
+      if (r.dormancy) {
+        if (rules.dormancy) throw new Error(`two modules set the block's dormancy rules (${m.name} the second)`);
+        rules.dormancy = r.dormancy;
+      }
+    }
+    return rules;
+  }
+
+  /** Where a block at `height` stands in the chain's epochs, as the module that keeps them says. */
+  epochOf(height: number): EpochPosition {
+    const keepers = this.modules.filter((m) => m.epochOf);
+    if (keepers.length !== 1) throw new Error(`one module keeps the chain's epochs, ${keepers.length} do (${keepers.map((m) => m.name).join(', ') || 'none'})`);
+    return keepers[0]!.epochOf!(height);
+  }
+
+  /** The extra data of a block this node proposes: the proposer's, with every module's announcement added in registration order. */
+  proposerExtraData(extraData: Buffer): Buffer {
+    return this.modules.reduce((extra, m) => m.proposerExtraData?.(extra) ?? extra, extraData);
   }
 
   /** Every module's changed records, module by module in registration order. */

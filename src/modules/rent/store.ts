@@ -6,6 +6,7 @@
 import type { Chain, RecordWrite } from '../../native/index.js';
 import { system } from '../../params.js';
 import { decodeRecord, RecordChanges } from '../kernel/records.js';
+import { emptyGlobal } from './genesis.js';
 import type { Address, RentGlobal, RentRecord } from './types.js';
 
 const PREFIX = 'rent/';
@@ -20,9 +21,7 @@ const hex = (a: Address) => a.slice(2).toLowerCase();
 /** Committed records kept in memory at most (a bound on the node's memory, not a rule). */
 const CACHE_LIMIT = 200_000;
 
-export function emptyGlobal(): RentGlobal {
-  return { deposits: 0n, dormantCount: 0, rentCollected: 0n, feesCollected: 0n, accounts: 0 };
-}
+export { emptyGlobal };
 
 export class RentStore {
   global: RentGlobal = emptyGlobal();

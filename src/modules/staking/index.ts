@@ -6,3 +6,6 @@ export { downtimePenalty, spotCheckPenalty, type SlashOrder } from './penalties.
 export { epochOfHeight, epochStartHeight, isEpochLastBlock } from './epoch.js';
 export { StakingQueries, type ScoredValidator, type SigningWindowView } from './queries.js';
 export * from './types.js';
+export { genesisLedger, type GenesisStakingParams, type GenesisValidator } from './genesis.js';
+export { stakingGovernable } from './params.js';
+export type { ComputeKeeper, StakingKeepers } from './keepers.js';

@@ -69,7 +69,7 @@ async function checkDormant(ctx: RpcContext, call: ParsedCall, blockNumber: numb
   const { app, chain, queries } = ctx.services;
   if (!queries.rent.anyDormant || blockNumber !== chain.head().number) return;
   await app.settled();
-  const refusal = app.dormantRefusal(call.request.from ?? Buffer.alloc(20), call.request.to ?? null);
+  const refusal = app.modules.refusal(call.request.from ?? Buffer.alloc(20), call.request.to ?? null);
   if (refusal !== null) throw new ExecutionRevertedError(refusal, toData(revertData(refusal)));
 }
 
