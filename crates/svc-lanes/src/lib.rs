@@ -44,6 +44,9 @@ pub struct LaneStats {
     pub max_waiting: usize,
     pub waiting: usize,
     pub running: usize,
+    /// Jobs queued since start. Counted when `submit` accepts the job, so a caller that awaited its
+    /// job reads a count that already includes it (`completed` moves after the job has answered).
+    pub accepted: u64,
     pub completed: u64,
     pub refused: u64,
 }
@@ -52,6 +55,7 @@ struct Shared {
     queue: Mutex<VecDeque<Job>>,
     ready: Condvar,
     running: AtomicUsize,
+    accepted: AtomicU64,
     completed: AtomicU64,
     refused: AtomicU64,
 }
@@ -81,6 +85,7 @@ impl Lane {
             queue: Mutex::new(VecDeque::new()),
             ready: Condvar::new(),
             running: AtomicUsize::new(0),
+            accepted: AtomicU64::new(0),
             completed: AtomicU64::new(0),
             refused: AtomicU64::new(0),
         });
@@ -111,6 +116,7 @@ impl Lane {
             return Err(Busy { lane: self.name, waiting: queue.len(), threads: self.size.threads });
         }
         queue.push_back(Box::new(job));
+        self.shared.accepted.fetch_add(1, Ordering::Relaxed);
         drop(queue);
         self.shared.ready.notify_one();
         Ok(())
@@ -122,6 +128,7 @@ impl Lane {
             max_waiting: self.size.max_waiting,
             waiting: self.shared.queue.lock().len(),
             running: self.shared.running.load(Ordering::Relaxed),
+            accepted: self.shared.accepted.load(Ordering::Relaxed),
             completed: self.shared.completed.load(Ordering::Relaxed),
             refused: self.shared.refused.load(Ordering::Relaxed),
         }
@@ -269,7 +276,7 @@ mod tests {
         assert_eq!(refused, Busy { lane: "test", waiting: 2, threads: 1 });
         assert!(refused.to_string().starts_with("server busy: 2 requests of kind test"));
         let stats = lane.stats();
-        assert_eq!((stats.waiting, stats.running, stats.refused), (2, 1, 1));
+        assert_eq!((stats.waiting, stats.running, stats.accepted, stats.refused), (2, 1, 3, 1));
         gate_tx.send(()).unwrap();
         assert_eq!(done_rx.recv_timeout(Duration::from_secs(5)).unwrap(), 0);
         assert_eq!(done_rx.recv_timeout(Duration::from_secs(5)).unwrap(), 1);

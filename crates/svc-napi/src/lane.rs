@@ -74,6 +74,7 @@ pub struct LaneStatsJs {
     pub max_waiting: u32,
     pub waiting: u32,
     pub running: u32,
+    pub accepted: i64,
     pub completed: i64,
     pub refused: i64,
 }
@@ -92,6 +93,7 @@ pub fn lane_stats() -> Vec<LaneStatsJs> {
                 max_waiting: s.max_waiting as u32,
                 waiting: s.waiting as u32,
                 running: s.running as u32,
+                accepted: s.accepted as i64,
                 completed: s.completed as i64,
                 refused: s.refused as i64,
             }

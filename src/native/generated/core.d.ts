@@ -590,6 +590,7 @@ export interface LaneStatsJs {
   maxWaiting: number
   waiting: number
   running: number
+  accepted: number
   completed: number
   refused: number
 }
