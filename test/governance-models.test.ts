@@ -41,6 +41,7 @@ import {
   type GovernanceParams,
   type StakingParams,
 } from '../src/params.js';
+import type { ApprovedModelView } from '../src/modules/compute/queries.js';
 import { hexOf, inputHash, outputHash } from '../src/modules/compute/wire.js';
 import { inferenceAddon } from '../src/native/inference.js';
 import { capturingLogger } from './support/captured-log.js';
@@ -75,18 +76,6 @@ const proposer = privateKeyToAccount(keys[1]!);
 const alice = privateKeyToAccount(keys[2]!);
 
 const PUBLIC_INPUT = 'A model approved by governance computes this public task without a restart.';
-
-interface ApprovedModel {
-  id: string;
-  tier: string;
-  dims: number;
-  status: 'approved' | 'retiring' | 'retired';
-  refusedFromBlock: number | null;
-  approvedAtBlock: number;
-  approvedBy: number | null;
-  files: { name: string; sha256: string; size: number }[] | null;
-  pinnedBy: 'governance' | 'registry';
-}
 
 interface StatsModels {
   models: { id: string; servedByThisNode: boolean; tasksAssigned: number; tasksCompleted: number }[];
@@ -128,7 +117,7 @@ const started = Date.now();
 const figures: Record<string, unknown> = {};
 
 const rpc = <T>(method: string, params: unknown[] = []): Promise<T> => rpcAt<T>(node.rpcUrl, method, params);
-const approvedModels = () => rpc<ApprovedModel[]>('svc_getApprovedModels');
+const approvedModels = () => rpc<ApprovedModelView[]>('svc_getApprovedModels');
 const head = async () => Number(await rpc<Hex>('eth_blockNumber'));
 const minerInfo = () => rpc<{ registered: boolean; status: string; models?: string[]; proofsAccepted: string }>('svc_getInferenceMiner', [wallet.address]);
 const same = (a: string | null | undefined, b: string) => a?.toLowerCase() === b.toLowerCase();

@@ -259,3 +259,42 @@ describe('serving code reads modules only through their queries', () => {
     assert.deepEqual(found, []);
   });
 });
+
+/**
+ * Where a file of one module's folder imports another module past its types: a module reads the
+ * others only through its keepers (keepers.ts: interfaces it declares itself, written with its own
+ * types or another module's types.ts), given to its constructor. The kernel is the seam every module
+ * imports; modules/governable.ts, outside every module's folder, is the registry of their params.
+ */
+export function moduleReaches(file: string, imports: readonly string[], modules: readonly string[] = MODULES): string[] {
+  const [top, own, ...inside] = file.split('/');
+  if (top !== 'modules' || inside.length === 0) return [];
+  return imports.flatMap((to) => {
+    const [toTop, name, ...rest] = to.split('/');
+    const other = toTop === 'modules' && modules.includes(name!) && name !== own && rest.length > 0;
+    return other && !(rest.length === 1 && rest[0] === 'types.ts') ? [`${file} imports ${to}: another module only through its types.ts (keepers)`] : [];
+  });
+}
+
+describe('modules read each other only through their keepers', () => {
+  it('catches an import of another module past its types', () => {
+    const text = [
+      "import { assertParams } from '../staking/ledger.js';",
+      "import type { Address } from '../staking/types.js';",
+      "import { runDecided } from '../kernel/module.js';",
+      "import { governable } from '../governable.js';",
+      "import type { ParamChange } from './types.js';",
+      "import { TallyStake } from './tally.js';",
+    ].join('\n');
+    const file = 'modules/governance/live-params.ts';
+    assert.deepEqual(moduleReaches(file, importsOf(file, text)), [
+      'modules/governance/live-params.ts imports modules/staking/ledger.ts: another module only through its types.ts (keepers)',
+    ]);
+    assert.deepEqual(moduleReaches('modules/governable.ts', ['modules/staking/params.ts']), []);
+  });
+
+  it('holds for every module of src/modules', () => {
+    const found = files.filter((f) => f.startsWith('modules/')).flatMap((f) => moduleReaches(f, graph.get(f) ?? []));
+    assert.deepEqual(found, []);
+  });
+});

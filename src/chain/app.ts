@@ -3,7 +3,19 @@
 // liveness, epochs), and commits everything — EVM state, module records, supply — in the one
 // atomic write of the block.
 import type { Logger } from 'pino';
-import { core, type AccountEdit, type BalanceMove, type Chain, type DecodedTx, type ProducedBlock, type RecordWrite, type RejectedTx, type SystemTxOutcome } from '../native/index.js';
+import {
+  core,
+  type AccountEdit,
+  type BalanceMove,
+  type Chain,
+  type DecodedTx,
+  type HeadInfo,
+  type ProduceBlockRequest,
+  type ProducedBlock,
+  type RecordWrite,
+  type RejectedTx,
+  type SystemTxOutcome,
+} from '../native/index.js';
 import type { StakingLedger } from '../modules/staking/ledger.js';
 import { StakingModule } from '../modules/staking/module.js';
 import { genesisLedger } from '../modules/staking/genesis.js';
@@ -15,14 +27,13 @@ import { RentModule, rentSchedule } from '../modules/rent/module.js';
 import { ComputeModule, type ComputeBlockEvents } from '../modules/compute/module.js';
 import { moduleQueries, type ModuleQueries } from './queries.js';
 import { ModuleRegistry } from '../modules/kernel/registry.js';
-import { messagesDigest } from '../modules/kernel/messages.js';
-import { addressBuffer, toAddress, type BlockContext, type BlockInfo, type ModuleCall, type ModuleOutcome } from '../modules/kernel/module.js';
+import { messagesRecord, readSupply, supplyRecord } from '../modules/kernel/own-records.js';
+import { addressBuffer, toAddress, type BlockContext, type BlockInfo, type BlockRules, type HookResult, type ModuleCall, type ModuleOutcome } from '../modules/kernel/module.js';
 import {
   chain as chainParams,
   compute as defaultComputeParams,
   governance as defaultGovernanceParams,
   rent as defaultRentParams,
-  system,
   type ComputeParams,
   type GovernanceParams,
   type RentParams,
@@ -33,13 +44,6 @@ import type { GenesisStakingParams, GenesisValidator, NetworkGenesis } from './g
 import type { Mempool } from './mempool.js';
 import type { PooledTx } from './pool.js';
 import { impersonatedRaw, isDevnetGenesis, splitMessages, type DevMessage, type SplitMessages } from './devnet-messages.js';
-
-/** The kernel's own records live in the staking account's storage. */
-const KERNEL_OWNER = addressBuffer(system.stakingAddress);
-/** Total supply after the head's mints and slashes. */
-const SUPPLY_KEY = Buffer.from('app/supply', 'utf8');
-/** The digest of the block's system messages (absent when it carries none), so the state root commits to them. */
-const MESSAGES_KEY = Buffer.from('app/messages', 'utf8');
 
 export type { ComputeBlockEvents } from '../modules/compute/module.js';
 
@@ -87,16 +91,27 @@ interface Finalized {
   queuedMs: number;
 }
 
-export interface BuiltBlock {
-  produced: ProducedBlock;
+/** A block's transactions as finalizeBlock admits them: the system ones' outcomes, the refused, the included in order, and the senders that send nothing more in it. */
+interface BlockTxs {
+  outcomes: SystemTxOutcome[];
+  refused: RejectedTx[];
+  included: PooledTx[];
+  stopped: Set<string>;
+}
+
+/** What a block's dev messages do (devEdits). */
+interface DevEdits {
+  moves: BalanceMove[];
+  edits: AccountEdit[];
+  txs: PooledTx[];
   minted: bigint;
   burned: bigint;
 }
 
-/** Total supply from a stored record: decimal string. */
-function readSupply(chain: Chain, genesisSupply: bigint): bigint {
-  const value = chain.getAppValue(SUPPLY_KEY);
-  return value === null ? genesisSupply : BigInt(value.toString('utf8'));
+export interface BuiltBlock {
+  produced: ProducedBlock;
+  minted: bigint;
+  burned: bigint;
 }
 
 /** What a node starts its app from. */
@@ -386,20 +401,71 @@ export class ChainApp {
    * resolves with its hash and state root. Nothing is written until commit().
    */
   async finalizeBlock(p: Proposal, options: { commit?: boolean } = {}): Promise<ProducedBlock> {
-    const { chain, modules } = this;
-    const parent = chain.head();
+    const parent = this.chain.head();
     if (p.height !== parent.number + 1) throw new Error(`finalizeBlock of height ${p.height} on the head ${parent.number}`);
-    const baseFee = chain.nextBaseFee();
+    const baseFee = this.chain.nextBaseFee();
     const ctx = this.callContext(p.height, p.timestampMs);
-    const txs = p.txs.map((raw): PooledTx => {
+    const { systemTxs, evmTxs } = partition(this.proposalTxs(p), (to) => this.modules.isModule(to));
+    const block = this.blockInfo(p, parent, ctx);
+    try {
+      const split = this.deliverMessages(p.messages);
+      const begin = this.modules.beginBlock(block);
+      const { preMoved, dev } = this.openingMoves(begin, split.dev, parent.number);
+      const txs = this.executeSystemTxs(systemTxs, { parentHeight: parent.number, baseFee, ctx, preMoved });
+      this.admitEvmTxs([...dev.txs, ...evmTxs], txs);
+      // What the modules' rules ask of the native executor (calls made inside contracts into dormant accounts revert).
+      const { dormancy } = this.modules.blockRules();
+      const end = this.modules.endBlock(block);
+      const minted = begin.minted + end.minted + dev.minted;
+      const burned = begin.burned + end.burned + dev.burned;
+      const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + minted - burned;
+      const request = this.blockRequest(p, { txs, begin, end, dev, dormancy, appWrites: this.blockRecords(p.messages, supplyAfter) });
+      const produced = options.commit ? await this.chain.produceBlock(request) : await this.chain.finalizeBlock(request);
+      this.finalized = { hash: produced.head.hash, refused: txs.refused, supplyAfter, minted, burned, queuedMs: produced.timings.queuedMs };
+      return produced;
+    } catch (err) {
+      this.abandon(err);
+      throw err;
+    }
+  }
+
+  /** What the native builder executes and seals: the proposal's header fields, the admitted transactions, the system outcomes, moves, records and rules. */
+  private blockRequest(
+    p: Proposal,
+    b: { txs: BlockTxs; begin: HookResult; end: HookResult; dev: DevEdits; dormancy: BlockRules['dormancy']; appWrites: RecordWrite[] },
+  ): ProduceBlockRequest {
+    return {
+      timestampMs: p.timestampMs,
+      coinbase: p.coinbase,
+      extraData: p.extraData,
+      // The gas limit as governance left it when the block opened (governance's beginBlock applies changes due).
+      gasLimit: this.live.chain.blockGasLimit,
+      txs: b.txs.included.map((tx) => tx.raw),
+      senders: b.txs.included.map((tx) => tx.tx.from),
+      appWrites: b.appWrites,
+      system: b.txs.outcomes,
+      preMoves: [...(b.begin.preMoves ?? []), ...b.dev.moves],
+      blockMoves: [...b.begin.moves, ...b.end.moves],
+      messages: p.messages,
+      ...(b.dormancy ? { dormancy: b.dormancy } : {}),
+      ...(b.dev.edits.length > 0 ? { accountEdits: b.dev.edits } : {}),
+    };
+  }
+
+  /** The proposal's transactions, as processProposal decoded them. */
+  private proposalTxs(p: Proposal): PooledTx[] {
+    return p.txs.map((raw): PooledTx => {
       const tx = this.decoded.get(raw.toString('latin1'));
       if (!tx) throw new Error('finalizeBlock of a proposal that was not processed: a transaction is not decoded');
       return { raw, tx, receivedAt: 0 };
     });
-    const { systemTxs, evmTxs } = partition(txs, (to) => modules.isModule(to));
+  }
+
+  /** What the block hooks are told of the block: its context, its place in the epoch, its proposer and signers, the supply at its parent. */
+  private blockInfo(p: Proposal, parent: HeadInfo, ctx: BlockContext): BlockInfo {
     const supplyAtParent = this.supply();
-    const epoch = modules.epochOf(p.height);
-    const block: BlockInfo = {
+    const epoch = this.modules.epochOf(p.height);
+    return {
       ...ctx,
       epochLengthBlocks: epoch.lengthBlocks,
       isEpochStart: epoch.isStart,
@@ -409,123 +475,114 @@ export class ChainApp {
       supplyAtParent,
       extraData: p.extraData,
     };
+  }
 
-    const outcomes: SystemTxOutcome[] = [];
-    const refused: RejectedTx[] = [];
-    const included: PooledTx[] = [];
+  /** Splits the block's messages and gives the modules theirs; the dev messages are returned (none unless the chain is a devnet). */
+  private deliverMessages(messages: readonly Buffer[]): SplitMessages {
+    const split = this.splitMessages(messages);
+    if (typeof split === 'string') throw new Error(`finalizeBlock of a proposal whose messages are refused: ${split}`);
+    this.modules.deliverMessages(split.modules);
+    return split;
+  }
+
+  /**
+   * The moves before the block's first transaction: beginBlock's (storage deposits), then the
+   * block's development edits (devnet); with the balance change each leaves an account, by address.
+   */
+  private openingMoves(begin: HookResult, devMessages: readonly DevMessage[], parentHeight: number): { preMoved: Map<string, bigint>; dev: DevEdits } {
+    const preMoved = new Map<string, bigint>();
+    const addMoves = (moves: readonly BalanceMove[]): void => {
+      for (const m of moves) {
+        if (m.from) preMoved.set(m.from.toString('hex'), (preMoved.get(m.from.toString('hex')) ?? 0n) - m.amount);
+        if (m.to) preMoved.set(m.to.toString('hex'), (preMoved.get(m.to.toString('hex')) ?? 0n) + m.amount);
+      }
+    };
+    addMoves(begin.preMoves ?? []);
+    const dev = this.devEdits(devMessages, parentHeight, preMoved);
+    addMoves(dev.moves);
+    return { preMoved, dev };
+  }
+
+  /**
+   * The block's transactions to system modules, in order, each decided by its module after the
+   * native builder's own checks; a sender with a refused or deferred one sends nothing more in the
+   * block (its later nonces wait for the next).
+   */
+  private executeSystemTxs(
+    systemTxs: readonly PooledTx[],
+    at: { parentHeight: number; baseFee: bigint; ctx: BlockContext; preMoved: ReadonlyMap<string, bigint> },
+  ): BlockTxs {
+    const { chain, modules } = this;
+    const txs: BlockTxs = { outcomes: [], refused: [], included: [], stopped: new Set() };
     // Each system sender's account as this block has it so far.
     const accounts = new Map<string, { nonce: bigint; balance: bigint; code?: Buffer }>();
-    // Senders with a refused or deferred system transaction: their later nonces wait for the next block.
-    const stopped = new Set<string>();
     let gasUsed = 0n;
-    try {
-      const split = this.splitMessages(p.messages);
-      if (typeof split === 'string') throw new Error(`finalizeBlock of a proposal whose messages are refused: ${split}`);
-      modules.deliverMessages(split.modules);
-      const begin = modules.beginBlock(block);
-      // Balances as the moves before the first transaction leave them (storage deposits).
-      const preMoved = new Map<string, bigint>();
-      const addMoves = (moves: readonly BalanceMove[]): void => {
-        for (const m of moves) {
-          if (m.from) preMoved.set(m.from.toString('hex'), (preMoved.get(m.from.toString('hex')) ?? 0n) - m.amount);
-          if (m.to) preMoved.set(m.to.toString('hex'), (preMoved.get(m.to.toString('hex')) ?? 0n) + m.amount);
-        }
-      };
-      addMoves(begin.preMoves ?? []);
-      // The block's development edits (devnet), after the deposits and before every transaction.
-      const dev = this.devEdits(split.dev, parent.number, preMoved);
-      addMoves(dev.moves);
-      for (const tx of systemTxs) {
-        const key = tx.tx.from.toString('hex');
-        if (stopped.has(key)) continue;
-        const dormant = modules.refusal(tx.tx.from, null);
-        if (dormant !== null) {
-          refused.push({ hash: tx.tx.hash, reason: dormant });
-          stopped.add(key);
-          continue;
-        }
-        if (tx.tx.type === SET_CODE_TX_TYPE) {
-          // A module decides its calls without the EVM, so it cannot apply EIP-7702 delegations.
-          refused.push({ hash: tx.tx.hash, reason: 'EIP-7702 transaction to a system module not supported' });
-          stopped.add(key);
-          continue;
-        }
-        let account = accounts.get(key);
-        if (!account) {
-          const { nonce, balance } = chain.getAccount(tx.tx.from, parent.number);
-          const code = chain.getCode(tx.tx.from, parent.number);
-          account = { nonce, balance: balance + (preMoved.get(key) ?? 0n), ...(code.length > 0 ? { code } : {}) };
-          accounts.set(key, account);
-        }
-        // The native builder's own checks (core/precheck), run before the module decides the call.
-        const check = core.precheckTransaction(tx.raw, tx.tx.from, {
-          chainId: this.genesis.chainId,
-          gasLimit: this.live.chain.blockGasLimit,
-          gasUsed: Number(gasUsed),
-          baseFeePerGas: baseFee,
-          ...account,
-        });
-        if (check.verdict !== 'include') {
-          if (check.verdict === 'reject') refused.push({ hash: tx.tx.hash, reason: check.reason ?? 'invalid transaction' });
-          stopped.add(key);
-          continue;
-        }
-        const call: ModuleCall = { from: toAddress(tx.tx.from), value: tx.tx.value, data: tx.tx.data, gasLimit: tx.tx.gasLimit, intrinsicGas: tx.tx.intrinsicGas };
-        const module = modules.get(tx.tx.to)!;
-        const outcome = module.execute({ ...call, txHash: tx.tx.hash }, ctx);
-        if (outcome.success) modules.observeMoves(module.name, outcome.moves);
-        account.nonce += 1n;
-        account.balance -= outcome.gasUsed * check.effectiveGasPrice + (outcome.success ? tx.tx.value : 0n);
-        gasUsed += outcome.gasUsed;
-        outcomes.push({ index: included.length, success: outcome.success, gasUsed: outcome.gasUsed, logs: outcome.logs, moves: outcome.moves });
-        included.push(tx);
+    for (const tx of systemTxs) {
+      const key = tx.tx.from.toString('hex');
+      if (txs.stopped.has(key)) continue;
+      const dormant = modules.refusal(tx.tx.from, null);
+      if (dormant !== null) {
+        txs.refused.push({ hash: tx.tx.hash, reason: dormant });
+        txs.stopped.add(key);
+        continue;
       }
-      for (const tx of [...dev.txs, ...evmTxs]) {
-        const key = tx.tx.from.toString('hex');
-        if (stopped.has(key)) continue;
-        const dormant = modules.refusal(tx.tx.from, tx.tx.to);
-        if (dormant !== null) {
-          refused.push({ hash: tx.tx.hash, reason: dormant });
-          stopped.add(key);
-          continue;
-        }
-        included.push(tx);
+      if (tx.tx.type === SET_CODE_TX_TYPE) {
+        // A module decides its calls without the EVM, so it cannot apply EIP-7702 delegations.
+        txs.refused.push({ hash: tx.tx.hash, reason: 'EIP-7702 transaction to a system module not supported' });
+        txs.stopped.add(key);
+        continue;
       }
-      // What the modules' rules ask of the native executor (calls made inside contracts into dormant accounts revert).
-      const { dormancy } = modules.blockRules();
-
-      const end = modules.endBlock(block);
-      const minted = begin.minted + end.minted + dev.minted;
-      const burned = begin.burned + end.burned + dev.burned;
-      const supplyAfter = this.supplyBeforeHeadBurn - BigInt(parent.gasUsed) * parent.baseFeePerGas + minted - burned;
-      const appWrites = [
-        ...modules.takeWrites(),
-        { module: KERNEL_OWNER, key: SUPPLY_KEY, value: Buffer.from(supplyAfter.toString(), 'utf8') },
-        ...this.messagesRecord(p.messages),
-      ];
-      const request = {
-        timestampMs: p.timestampMs,
-        coinbase: p.coinbase,
-        extraData: p.extraData,
-        // The gas limit as governance left it when the block opened (governance's beginBlock applies changes due).
+      let account = accounts.get(key);
+      if (!account) {
+        const { nonce, balance } = chain.getAccount(tx.tx.from, at.parentHeight);
+        const code = chain.getCode(tx.tx.from, at.parentHeight);
+        account = { nonce, balance: balance + (at.preMoved.get(key) ?? 0n), ...(code.length > 0 ? { code } : {}) };
+        accounts.set(key, account);
+      }
+      // The native builder's own checks (core/precheck), run before the module decides the call.
+      const check = core.precheckTransaction(tx.raw, tx.tx.from, {
+        chainId: this.genesis.chainId,
         gasLimit: this.live.chain.blockGasLimit,
-        txs: included.map((tx) => tx.raw),
-        senders: included.map((tx) => tx.tx.from),
-        appWrites,
-        system: outcomes,
-        preMoves: [...(begin.preMoves ?? []), ...dev.moves],
-        blockMoves: [...begin.moves, ...end.moves],
-        messages: p.messages,
-        ...(dormancy ? { dormancy } : {}),
-        ...(dev.edits.length > 0 ? { accountEdits: dev.edits } : {}),
-      };
-      const produced = options.commit ? await chain.produceBlock(request) : await chain.finalizeBlock(request);
-      this.finalized = { hash: produced.head.hash, refused, supplyAfter, minted, burned, queuedMs: produced.timings.queuedMs };
-      return produced;
-    } catch (err) {
-      this.abandon(err);
-      throw err;
+        gasUsed: Number(gasUsed),
+        baseFeePerGas: at.baseFee,
+        ...account,
+      });
+      if (check.verdict !== 'include') {
+        if (check.verdict === 'reject') txs.refused.push({ hash: tx.tx.hash, reason: check.reason ?? 'invalid transaction' });
+        txs.stopped.add(key);
+        continue;
+      }
+      const call: ModuleCall = { from: toAddress(tx.tx.from), value: tx.tx.value, data: tx.tx.data, gasLimit: tx.tx.gasLimit, intrinsicGas: tx.tx.intrinsicGas };
+      const module = modules.get(tx.tx.to)!;
+      const outcome = module.execute({ ...call, txHash: tx.tx.hash }, at.ctx);
+      if (outcome.success) modules.observeMoves(module.name, outcome.moves);
+      account.nonce += 1n;
+      account.balance -= outcome.gasUsed * check.effectiveGasPrice + (outcome.success ? tx.tx.value : 0n);
+      gasUsed += outcome.gasUsed;
+      txs.outcomes.push({ index: txs.included.length, success: outcome.success, gasUsed: outcome.gasUsed, logs: outcome.logs, moves: outcome.moves });
+      txs.included.push(tx);
     }
+    return txs;
+  }
+
+  /** The block's EVM transactions (the dev ones first), which the native builder runs: those whose sender is neither stopped nor refused by a module's rule join `txs`. */
+  private admitEvmTxs(evmTxs: readonly PooledTx[], txs: BlockTxs): void {
+    for (const tx of evmTxs) {
+      const key = tx.tx.from.toString('hex');
+      if (txs.stopped.has(key)) continue;
+      const dormant = this.modules.refusal(tx.tx.from, tx.tx.to);
+      if (dormant !== null) {
+        txs.refused.push({ hash: tx.tx.hash, reason: dormant });
+        txs.stopped.add(key);
+        continue;
+      }
+      txs.included.push(tx);
+    }
+  }
+
+  /** The block's record writes: every module's, then the kernel's own (the supply after the block, the messages digest). */
+  private blockRecords(messages: readonly Buffer[], supplyAfter: bigint): RecordWrite[] {
+    return [...this.modules.takeWrites(), supplyRecord(supplyAfter), ...messagesRecord(this.chain, messages)];
   }
 
   /** Commit: writes the finalized block in one batch; the modules and the pool move to it. */
@@ -563,7 +620,7 @@ export class ChainApp {
    * transactions run as their sender's (the native builder runs a transaction as the sender it is
    * given; these carry a marker signature, src/chain/devnet-messages.ts).
    */
-  private devEdits(messages: readonly DevMessage[], parentHeight: number, preMoved: ReadonlyMap<string, bigint>) {
+  private devEdits(messages: readonly DevMessage[], parentHeight: number, preMoved: ReadonlyMap<string, bigint>): DevEdits {
     const moves: BalanceMove[] = [];
     const edits: AccountEdit[] = [];
     const txs: PooledTx[] = [];
@@ -620,12 +677,6 @@ export class ChainApp {
   private ownMessages(messages: Buffer[]): Buffer[] {
     this.proposedMessages = new Set(messages);
     return messages;
-  }
-
-  /** The write of the messages record: the block's digest, or a delete when it has none and the parent had some. */
-  private messagesRecord(messages: readonly Buffer[]): RecordWrite[] {
-    if (messages.length > 0) return [{ module: KERNEL_OWNER, key: MESSAGES_KEY, value: messagesDigest(messages) }];
-    return this.chain.getAppValue(MESSAGES_KEY) === null ? [] : [{ module: KERNEL_OWNER, key: MESSAGES_KEY }];
   }
 
   /** Drops a block finalizeBlock executed and commit() never took (its consensus engine stopped in between). */

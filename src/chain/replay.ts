@@ -39,8 +39,11 @@ export interface ReplayOptions {
   log: Logger;
   /** Replays up to this height (default: the source's head). */
   toHeight?: number;
-  /** Called after each block committed. */
-  onBlock?: (height: number, stateRoot: Buffer) => void;
+  /**
+   * Called after each block committed, with the replaying app: what its modules answer at that
+   * height (the block's events included) can be read here, before the next block replays.
+   */
+  onBlock?: (height: number, stateRoot: Buffer, app: ChainApp) => void;
 }
 
 export interface ReplayResult {
@@ -128,7 +131,7 @@ export async function replayChain(o: ReplayOptions): Promise<ReplayResult> {
         );
       }
       const built = await app.commit();
-      o.onBlock?.(height, built.produced.head.stateRoot);
+      o.onBlock?.(height, built.produced.head.stateRoot, app);
     }
     const head = target.head();
     return { blocks: last, head: { number: head.number, hash: head.hash, stateRoot: head.stateRoot } };

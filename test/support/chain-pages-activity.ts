@@ -26,12 +26,12 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import { ENTRY_POINT_V07, SIMPLE_ACCOUNT_FACTORY_V07 } from '../../src/chain/account-abstraction.js';
 import { deriveKeys, generateWallet, parseSeed, signRegistration, type MinerKeys } from '../../src/miner/wallet.js';
-import type { QueuedProof } from '../../src/modules/compute/queues.js';
 import type { Address as ModuleAddress } from '../../src/modules/compute/types.js';
 import { startNode, type RunningNode } from '../../src/node.js';
 import { CHAIN_ID, rent as defaultRent, staking as defaultStaking, system, type RentParams, type StakingParams } from '../../src/params.js';
 import { devPrivateKeys } from './dev-accounts.js';
 import { rpc, waitFor } from './json-rpc.js';
+import { queueChallengeProof } from './module-activity.js';
 import { devnetConfig } from './node-config.js';
 import { repoRoot } from './repo.js';
 import { SIMPLE_ACCOUNT_ABI, SIMPLE_ACCOUNT_FACTORY_ABI, signUserOperation } from './simple-account.js';
@@ -152,37 +152,8 @@ export async function startChainPagesActivity(): Promise<ChainPagesActivity> {
     await mined(await deployer.sendTransaction({ to: dormant, data: encodeFunctionData({ abi: target.abi, functionName: 'set', args: [0n, 100n, 7n] }), gas: 6_000_000n }));
 
     // The proof: for the miner's newest open task, queued as the intake queues a checked one, then included.
-    const compute = node.services.app.compute;
-    const task = await waitFor(
-      'challenge tasks',
-      async () => {
-        const open = compute.openTasksOf(minerWallet).filter((t) => !compute.isProofQueued(t.id));
-        return open.length > 0 ? open.reduce((a, b) => ((b.assignedEpoch ?? 0) > (a.assignedEpoch ?? 0) ? b : a)) : undefined;
-      },
-      30_000,
-      20,
-    );
     const proofId = hex(randomBytes(32));
-    const proof: QueuedProof = {
-      id: proofId,
-      taskId: task.id,
-      validator: node.services.compute.intake.validator,
-      miner: minerWallet,
-      publicKey: compute.miner(minerWallet)!.publicKey,
-      modelId: task.modelId,
-      inputHash: task.inputHash,
-      outputHash: hex(randomBytes(32)),
-      quantized: hex(Buffer.alloc(compute.modelDims(task.modelId)!, 3)),
-      executionTimeMs: 7,
-      flops: 123_456_789n,
-      claimedFlops: 123_456_789n,
-      signature: hex(randomBytes(64)),
-    };
-    compute.queueProof(proof);
-    await waitFor('the proof in a block', async () => {
-      const p = compute.proof(proofId);
-      return p !== undefined && node.services.chain.head().number >= p.includedAt ? true : undefined;
-    }, 30_000, 20);
+    const { task } = await queueChallengeProof(node, minerWallet, () => ({ id: proofId, outputHash: hex(randomBytes(32)), signature: hex(randomBytes(64)) }));
 
     // Dormancy, and the absentee's downtime jail (its window then stays as it was judged).
     await waitFor('dormancy', async () => ((await rpc<{ isDormant: boolean }>(node.rpcUrl, 'svc_getAccountRentInfo', [dormant])).isDormant ? true : undefined), 60_000, 50);

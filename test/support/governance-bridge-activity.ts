@@ -9,7 +9,6 @@ import path from 'node:path';
 import {
   createPublicClient,
   createWalletClient,
-  defineChain,
   getAddress,
   http,
   parseEther,
@@ -21,13 +20,13 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { svcBridgeAbi, svcBridgeBytecode } from '../../src/bridge/contract.generated.js';
 import { BRIDGE_ABI } from '../../src/modules/bridge/index.js';
 import { startNode, type RunningNode } from '../../src/node.js';
 import { governance as defaultGovernance, staking as defaultStaking, system } from '../../src/params.js';
 import { devPrivateKeys } from './dev-accounts.js';
 import { startHardhat, type HardhatPeer } from './hardhat.js';
 import { rpc, waitFor } from './json-rpc.js';
+import { bridgeRoundTrip, CONFIRMATIONS, deployExternalBridge, EXTERNAL_CHAIN_ID } from './module-activity.js';
 import { devnetConfig } from './node-config.js';
 import { repoRoot } from './repo.js';
 import { svcDevnet } from './viem-chain.js';
@@ -35,10 +34,6 @@ import { svcDevnet } from './viem-chain.js';
 const GOV_ABI = JSON.parse(readFileSync(path.join(repoRoot(), 'abi', 'governance.json'), 'utf8')) as Abi;
 const GOV = system.governanceAddress as Address;
 const BRIDGE = system.bridgeAddress as Address;
-const EXTERNAL_CHAIN_ID = 31_337;
-const CONFIRMATIONS = 2;
-/** The devnet's genesis validator's stake: the bridge contract's set starts as it. */
-const GENESIS_STAKE = 1_000n * 10n ** 18n;
 const ETHER = 10n ** 18n;
 const ETH_TOKEN = getAddress('0x0000000000000000000000000000000000000000');
 
@@ -94,13 +89,8 @@ export async function startGovernanceBridgeActivity(): Promise<GovernanceBridgeA
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const extChain = defineChain({ id: EXTERNAL_CHAIN_ID, name: 'external', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [hardhat.url] } } });
-    const ext = createPublicClient({ chain: extChain, transport: http(hardhat.url), pollingInterval: 50 });
-    const extWallet = createWalletClient({ account: user, chain: extChain, transport: http(hardhat.url), pollingInterval: 50 });
-    const deployed = await ext.waitForTransactionReceipt({
-      hash: await extWallet.deployContract({ abi: svcBridgeAbi, bytecode: svcBridgeBytecode, args: [9000n, [validator.address], [GENESIS_STAKE]] as never }),
-    });
-    const bridge = deployed.contractAddress!;
+    const external = await deployExternalBridge(hardhat, user, validator.address);
+    const bridge = external.contract;
 
     node = await startNode(
       devnetConfig(dataDir, { blockTimeMs: 200, bridgeRpc: hardhat.url, bridgeContract: bridge.toLowerCase(), bridgeConfirmations: CONFIRMATIONS, bridgeRelay: true }),
@@ -131,18 +121,14 @@ export async function startGovernanceBridgeActivity(): Promise<GovernanceBridgeA
     const vote = await gov(validator, 'vote', [BigInt(changeId), 1]);
     await gov(validator, 'vote', [BigInt(spendId), 1]);
 
-    // The bridge round trip while the votes run: an ETH deposit there, minted here once confirmed.
-    const status = () => rpc<{ totalDeposits: number; totalWithdrawals: number }>(rpcUrl, 'svc_getBridgeStatus');
-    await ext.waitForTransactionReceipt({
-      hash: await extWallet.writeContract({ address: bridge, abi: svcBridgeAbi, functionName: 'depositETH', args: [user.address], value: DEPOSIT }),
+    // The bridge round trip while the votes run: an ETH deposit there, minted here once confirmed; a
+    // withdrawal burned here, signed and relayed there, and its release attested here.
+    await bridgeRoundTrip(external, rpcUrl, {
+      deposit: DEPOSIT,
+      withdrawal: WITHDRAWAL,
+      recipient: externalRecipient,
+      withdraw: async () => mined(await wallet(user).writeContract({ address: BRIDGE, abi: BRIDGE_ABI, functionName: 'withdraw', args: [ETH_TOKEN, externalRecipient, WITHDRAWAL], value: WITHDRAWAL })),
     });
-    await rpc(hardhat.url, 'hardhat_mine', [`0x${CONFIRMATIONS.toString(16)}`]);
-    await waitFor('the deposit minted', async () => ((await status()).totalDeposits === 1 ? true : undefined), 60_000, 100);
-    // A withdrawal burned here, signed and relayed there, and its release attested here.
-    await mined(await wallet(user).writeContract({ address: BRIDGE, abi: BRIDGE_ABI, functionName: 'withdraw', args: [ETH_TOKEN, externalRecipient, WITHDRAWAL], value: WITHDRAWAL }));
-    await waitFor('the release there', async () => ((await ext.getBalance({ address: externalRecipient })) === WITHDRAWAL ? true : undefined), 60_000, 100);
-    await rpc(hardhat.url, 'hardhat_mine', [`0x${CONFIRMATIONS.toString(16)}`]);
-    await waitFor('the release attested', async () => ((await status()).totalWithdrawals === 1 ? true : undefined), 60_000, 100);
 
     // Both proposals passed and carried out: the change in force, every part of the spend paid.
     await waitFor(

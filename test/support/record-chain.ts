@@ -21,7 +21,6 @@ import path from 'node:path';
 import {
   createPublicClient,
   createWalletClient,
-  defineChain,
   encodeFunctionData,
   getAddress,
   http,
@@ -35,10 +34,8 @@ import {
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { svcBridgeAbi, svcBridgeBytecode } from '../../src/bridge/contract.generated.js';
 import { BRIDGE_ABI } from '../../src/modules/bridge/index.js';
 import { COMPUTE_ABI } from '../../src/modules/compute/module.js';
-import type { QueuedProof } from '../../src/modules/compute/queues.js';
 import type { Address as ModuleAddress } from '../../src/modules/compute/types.js';
 import { proofMessage } from '../../src/modules/compute/wire.js';
 import { STAKING_ABI } from '../../src/modules/staking/module.js';
@@ -50,6 +47,7 @@ import { rpc as rpcParams, system } from '../../src/params.js';
 import { devPrivateKeys } from './dev-accounts.js';
 import { startHardhat, type HardhatPeer } from './hardhat.js';
 import { rpc, waitFor } from './json-rpc.js';
+import { bridgeRoundTrip, CONFIRMATIONS, deployExternalBridge, EXTERNAL_CHAIN_ID, queueChallengeProof } from './module-activity.js';
 import { devnetConfig } from './node-config.js';
 import { ARCHIVE, CHAIN, COMPUTE, EXPECTED, fixtureDir, GOVERNANCE, pack, RENT, recordedGenesis, STAKING, type Expected } from './recorded-chain.js';
 import { repoRoot } from './repo.js';
@@ -61,9 +59,6 @@ const RENT_ABI = JSON.parse(readFileSync(path.join(repoRoot(), 'abi', 'rent.json
 const GOV = system.governanceAddress as Address;
 const BRIDGE = system.bridgeAddress as Address;
 const STAKE = system.stakingAddress as Address;
-const EXTERNAL_CHAIN_ID = 31_337;
-const CONFIRMATIONS = 2;
-const GENESIS_STAKE = 1_000n * 10n ** 18n;
 const ETHER = 10n ** 18n;
 const ETH_TOKEN = getAddress('0x0000000000000000000000000000000000000000');
 const SMALL = 'svc-embed-small@v1.0';
@@ -79,13 +74,8 @@ async function record(dataDir: string): Promise<Expected['bridge']> {
   let node: RunningNode | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   try {
-    const extChain = defineChain({ id: EXTERNAL_CHAIN_ID, name: 'external', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [hardhat.url] } } });
-    const ext = createPublicClient({ chain: extChain, transport: http(hardhat.url), pollingInterval: 50 });
-    const extWallet = createWalletClient({ account: user, chain: extChain, transport: http(hardhat.url), pollingInterval: 50 });
-    const deployed = await ext.waitForTransactionReceipt({
-      hash: await extWallet.deployContract({ abi: svcBridgeAbi, bytecode: svcBridgeBytecode, args: [9000n, [validator.address], [GENESIS_STAKE]] as never }),
-    });
-    const bridgeContract = deployed.contractAddress!;
+    const external = await deployExternalBridge(hardhat, user, validator.address);
+    const bridgeContract = external.contract;
 
     node = await startNode(
       devnetConfig(dataDir, { blockTimeMs: 200, powThreads: 1, bridgeRpc: hardhat.url, bridgeContract: bridgeContract.toLowerCase(), bridgeConfirmations: CONFIRMATIONS, bridgeRelay: true }),
@@ -149,49 +139,32 @@ async function record(dataDir: string): Promise<Expected['bridge']> {
     await call(validator, GOV, GOV_ABI, 'vote', [spend, 1]);
 
     // Bridge: an ETH deposit there, minted here once confirmed; a withdrawal burned here, released there and attested.
-    const status = () => rpc<{ totalDeposits: number; totalWithdrawals: number }>(rpcUrl, 'svc_getBridgeStatus');
-    await ext.waitForTransactionReceipt({ hash: await extWallet.writeContract({ address: bridgeContract, abi: svcBridgeAbi, functionName: 'depositETH', args: [user.address], value: parseEther('1') }) });
-    await rpc(hardhat.url, 'hardhat_mine', [`0x${CONFIRMATIONS.toString(16)}`]);
-    await waitFor('the deposit minted', async () => ((await status()).totalDeposits === 1 ? true : undefined), 60_000, 100);
     const externalRecipient = getAddress('0x00000000000000000000000000000000000e7701');
     const withdrawal = parseEther('0.4');
-    await call(user, BRIDGE, BRIDGE_ABI as Abi, 'withdraw', [ETH_TOKEN, externalRecipient, withdrawal], withdrawal);
-    await waitFor('the release there', async () => ((await ext.getBalance({ address: externalRecipient })) === withdrawal ? true : undefined), 60_000, 100);
-    await rpc(hardhat.url, 'hardhat_mine', [`0x${CONFIRMATIONS.toString(16)}`]);
-    await waitFor('the release attested', async () => ((await status()).totalWithdrawals === 1 ? true : undefined), 60_000, 100);
+    await bridgeRoundTrip(external, rpcUrl, {
+      deposit: parseEther('1'),
+      withdrawal,
+      recipient: externalRecipient,
+      withdraw: () => call(user, BRIDGE, BRIDGE_ABI as Abi, 'withdraw', [ETH_TOKEN, externalRecipient, withdrawal], withdrawal),
+    });
 
     // Compute: a proof of the miner's newest challenge task, signed by its key, queued as the intake queues a checked one.
-    const compute = running.services.app.compute;
-    const task = await waitFor(
-      'challenge tasks',
-      async () => {
-        const open = compute.openTasksOf(minerWallet).filter((t) => !compute.isProofQueued(t.id));
-        return open.length > 0 ? open.reduce((a, b) => ((b.assignedEpoch ?? 0) > (a.assignedEpoch ?? 0) ? b : a)) : undefined;
-      },
-      30_000,
-      20,
-    );
-    const validatorAddress = running.services.compute.intake.validator;
-    const outputHash = hex(Buffer.alloc(32, 0x42));
-    const fields = { taskId: task.id, validator: validatorAddress, miner: minerWallet, modelId: task.modelId, inputHash: task.inputHash, outputHash, executionTimeMs: 7, flops: 123_456_789n };
-    const signature = ed25519.sign(
-      proofMessage({ chainId: CHAIN, ...fields, taskId: bytes(fields.taskId), validator: bytes(fields.validator), miner: bytes(fields.miner), inputHash: bytes(fields.inputHash), outputHash: bytes(outputHash) }),
-      minerKeys.seed,
-    );
     const proofId = hex(Buffer.alloc(32, 0x07));
-    const proof: QueuedProof = {
-      id: proofId,
-      ...fields,
-      publicKey: compute.miner(minerWallet)!.publicKey,
-      quantized: hex(Buffer.alloc(compute.modelDims(task.modelId)!, 3)),
-      claimedFlops: fields.flops,
-      signature: hex(signature),
-    };
-    compute.queueProof(proof);
-    await waitFor('the proof in a block', async () => {
-      const p = compute.proof(proofId);
-      return p !== undefined && height() >= p.includedAt ? true : undefined;
-    }, 30_000, 20);
+    await queueChallengeProof(running, minerWallet, (task, claim) => {
+      const outputHash = hex(Buffer.alloc(32, 0x42));
+      const message = proofMessage({
+        chainId: CHAIN,
+        taskId: bytes(task.id),
+        validator: bytes(claim.validator),
+        miner: bytes(minerWallet),
+        modelId: task.modelId,
+        inputHash: bytes(task.inputHash),
+        outputHash: bytes(outputHash),
+        executionTimeMs: claim.executionTimeMs,
+        flops: claim.flops,
+      });
+      return { id: proofId, outputHash, signature: hex(ed25519.sign(message, minerKeys.seed)) };
+    });
 
     // Staking: the undelegation withdrawn after the unbonding period, rewards claimed.
     await new Promise((r) => setTimeout(r, STAKING.unbondingPeriodSeconds * 1000 + 500));

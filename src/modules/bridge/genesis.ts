@@ -49,3 +49,8 @@ export function bridgeGenesis(config: BridgeConfig, validators: readonly { opera
     svcChainId,
   };
 }
+
+/** The module's external chain as the genesis file's "bridge" (Cosmos' ExportGenesis); none when the bridge is inactive. parseBridgeGenesis reads it back. */
+export function exportGenesis(config: BridgeConfig | null): BridgeConfig | undefined {
+  return config === null ? undefined : { chainId: config.chainId, contract: config.contract, confirmations: config.confirmations, fromBlock: config.fromBlock };
+}

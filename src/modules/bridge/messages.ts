@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { encodeFunctionResult, type Abi, type Hex } from 'viem';
 import { core, type ModuleLog } from '../../native/index.js';
 import { bridge as params } from '../../params.js';
-import { abiEvents, moduleLog, runDecided, type BlockContext, type Decision, type ModuleCall, type ModuleOutcome } from '../kernel/module.js';
+import { abiEvents, gasCost, moduleLog, runDecided, type BlockContext, type Decision, type ModuleCall, type ModuleOutcome } from '../kernel/module.js';
 import { tokenTotals, type BridgeContext } from './context.js';
 import { depositContentHash, signedEnough, withdrawalDigest } from './rules.js';
 import type { BridgeStore } from './store.js';
@@ -35,8 +35,7 @@ export function wrappedBalance(store: BridgeStore, token: Address, holder: Addre
 
 /** A call to the bridge: charged its function's gas (bridge.gas), decided, and applied when `apply`. */
 export function runBridgeCall(bridge: BridgeContext, call: ModuleCall, ctx: BlockContext, apply: boolean): ModuleOutcome {
-  const gas = params.gas as Record<string, number>;
-  return runDecided('bridge', BRIDGE_ABI, call, apply, (name, isView) => (isView ? gas.view! : gas[name]!), (name, args) => decide(bridge, call, name, args, ctx));
+  return runDecided('bridge', BRIDGE_ABI, call, apply, gasCost(params.gas), (name, args) => decide(bridge, call, name, args, ctx));
 }
 
 function decide(bridge: BridgeContext, call: ModuleCall, name: string, args: readonly unknown[], ctx: BlockContext): Decision {

@@ -26,3 +26,17 @@ export function genesisGlobal(params: ComputeParams): ComputeGlobal {
 export function genesisRegistry(params: ComputeParams): Record<string, ApprovedModelRecord> {
   return Object.fromEntries(params.approvedModels.map((m) => [m.id, { id: m.id, tier: m.tier, dims: m.dims, approvedAtHeight: 0 }]));
 }
+
+/**
+ * The module's approved models as the parameters a genesis starts from name them (Cosmos'
+ * ExportGenesis): the models approved now, in the order they were approved, with their tier and output size.
+ */
+export function exportGenesis(registry: readonly ApprovedModelRecord[], approved: readonly string[]): Pick<ComputeParams, 'approvedModels'> {
+  return {
+    approvedModels: approved.map((id) => {
+      const r = registry.find((m) => m.id === id);
+      if (!r) throw new Error(`approved model ${id} is not in the registry`);
+      return { id, tier: r.tier, dims: r.dims };
+    }),
+  };
+}

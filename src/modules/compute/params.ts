@@ -24,3 +24,8 @@ export const computeGovernable: readonly GovernableParam[] = [
   bound('maxOpenPublicTasks', 1n, 1_000_000n, 'count'),
   bound('publicTaskMinFee', 0n, 1_000n * TOKEN, 'wei'),
 ];
+
+/** Throws a RangeError for compute parameters that do not hold together (how governance checks a change: modules/governable.ts). */
+export function assertComputeParams(p: ComputeParams): void {
+  if (p.taskFeeMinerBps + p.taskFeeValidatorBps > 10_000) throw new RangeError('compute params: taskFeeMinerBps + taskFeeValidatorBps above 10000');
+}

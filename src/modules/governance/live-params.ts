@@ -5,8 +5,7 @@
 // A parameter's genesis value lives in params.ts, its governable range in its module's params.ts
 // (all of them: modules/governable.ts); this file only copies.
 import type { ChainRules, ComputeParams, GovernableParam, GovernanceParams, RentParams, StakingParams } from '../../params.js';
-import { governableParam } from '../governable.js';
-import { assertParams } from '../staking/ledger.js';
+import { governableParam, rulesProblem } from '../governable.js';
 import type { ParamChange } from './types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -83,15 +82,7 @@ export class LiveParams {
       const g = governableParam(c.name)!;
       this.write(sets[g.module], g, c.value);
     }
-    try {
-      assertParams(staking as unknown as StakingParams);
-    } catch (err) {
-      return (err as Error).message;
-    }
-    if ((compute.taskFeeMinerBps as number) + (compute.taskFeeValidatorBps as number) > 10_000) {
-      return 'compute params: taskFeeMinerBps + taskFeeValidatorBps above 10000';
-    }
-    return null;
+    return rulesProblem({ staking: staking as unknown as StakingParams, compute: compute as unknown as ComputeParams });
   }
 
   /** Writes `value` as the type the rule set holds (a number, or a bigint for token amounts). */

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { encodeFunctionResult, type Abi, type Hex } from 'viem';
 import type { ModuleLog } from '../../native/index.js';
-import { abiEvents, moduleLog, runDecided, type BlockContext, type Decision, type ModuleCall, type ModuleOutcome } from '../kernel/module.js';
+import type { GovernanceParams } from '../../params.js';
+import { abiEvents, gasCost, moduleLog, runDecided, type BlockContext, type Decision, type GasTable, type ModuleCall, type ModuleOutcome } from '../kernel/module.js';
 import type { GovernanceContext } from './context.js';
 import { currentTally } from './tally.js';
 import { treasuryAccounts } from './treasury.js';
@@ -19,15 +20,14 @@ const log = (name: string, indexed: Record<string, unknown>, data: { type: strin
 
 /** A call to governance: charged its function's gas (governance.gas), decided, and applied when `apply`. */
 export function runGovernanceCall(g: GovernanceContext, call: ModuleCall, ctx: BlockContext, apply: boolean): ModuleOutcome {
-  const gas = g.live.governance.gas;
-  return runDecided(
-    'governance',
-    GOVERNANCE_ABI,
-    call,
-    apply,
-    (name, isView) => (isView ? gas.view : name === 'deposit' ? gas.deposit : name === 'vote' ? gas.vote : gas.submit),
-    (name, args) => decide(g, call, name, args, ctx),
-  );
+  const table = governanceGasTable(g.live.governance.gas, g.router.submitFunctions());
+  return runDecided('governance', GOVERNANCE_ABI, call, apply, gasCost(table), (name, args) => decide(g, call, name, args, ctx));
+}
+
+/** Governance's gas by function (the kernel's one table shape): deposit, vote and the reads their own, each proposal kind's submit function `submit`. */
+export function governanceGasTable(gas: GovernanceParams['gas'], submitFunctions: readonly string[]): GasTable {
+  const { submit, ...byFunction } = gas;
+  return { ...byFunction, ...Object.fromEntries(submitFunctions.map((f) => [f, submit])) };
 }
 
 function decide(g: GovernanceContext, call: ModuleCall, name: string, args: readonly unknown[], ctx: BlockContext): Decision {

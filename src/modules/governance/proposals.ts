@@ -69,6 +69,11 @@ export class ProposalRouter {
   kinds(): string[] {
     return [...this.byKind.keys()];
   }
+
+  /** The ABI functions that submit a registered kind, in registration order. */
+  submitFunctions(): string[] {
+    return [...this.byFunction.keys()];
+  }
 }
 
 const MODEL_ID = /^[a-z0-9][a-z0-9-]{0,62}@v[0-9]{1,4}\.[0-9]{1,4}$/;

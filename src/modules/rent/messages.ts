@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { encodeFunctionResult, type Abi } from 'viem';
 import type { BalanceMove, ModuleLog } from '../../native/index.js';
 import { system } from '../../params.js';
-import { abiEvents, addressBuffer, moduleLog, runDecided, type BlockContext, type Decision, type ModuleCall, type ModuleOutcome } from '../kernel/module.js';
+import { abiEvents, addressBuffer, gasCost, moduleLog, runDecided, type BlockContext, type Decision, type ModuleCall, type ModuleOutcome } from '../kernel/module.js';
 import type { RentContext } from './context.js';
 import { accountInfo, isExempt, reschedule, settle } from './rules.js';
 import type { Address } from './types.js';
@@ -27,7 +27,7 @@ export function runRentCall(rent: RentContext, call: ModuleCall, ctx: BlockConte
     RENT_ABI,
     call,
     apply,
-    (name, isView) => (isView ? rent.params.gas.view : (rent.params.gas as Record<string, number>)[name] ?? rent.params.gas.view),
+    gasCost(rent.params.gas),
     (name, args) => {
       const d = decide(rent, name, args, call, ctx, txHash);
       if (d.ok) moves = d.moves;

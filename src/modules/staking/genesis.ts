@@ -5,6 +5,7 @@ import type { StakingParams } from '../../params.js';
 import { toAddress } from '../kernel/module.js';
 import { StakingLedger } from './ledger.js';
 import { stakingBound } from './params.js';
+import type { ValidatorView } from './types.js';
 
 /** A validator in the genesis: registered and active from block 0, its self stake held by the staking module. */
 export interface GenesisValidator {
@@ -22,6 +23,17 @@ export interface GenesisValidator {
 export interface GenesisStakingParams {
   signedBlocksWindow?: number;
   minSignedPerWindowBps?: number;
+}
+
+/** A genesis file's validator entry, as genesisValidators reads it (quantities as decimal strings). */
+export interface GenesisValidatorJson {
+  operator: string;
+  moniker: string;
+  selfStake: string;
+  commissionBps: number;
+  maxCommissionBps: number;
+  maxChangeBpsPerDay: number;
+  consensusKey?: string;
 }
 
 /** The keys of a genesis's "staking" object. */
@@ -111,4 +123,27 @@ export function genesisValidators(value: unknown, read: GenesisFieldReader): Gen
       ...(consensusKey !== undefined ? { consensusKey } : {}),
     };
   });
+}
+
+/**
+ * The module's state as its part of a genesis file (Cosmos' ExportGenesis): its validators as
+ * "validators" (each with its self stake and commission now) and the liveness rules the ledger runs
+ * with as "staking". genesisValidators and genesisStaking read it back.
+ */
+export function exportGenesis(
+  validators: readonly ValidatorView[],
+  params: Pick<StakingParams, 'signedBlocksWindow' | 'minSignedPerWindowBps'>,
+): { validators: GenesisValidatorJson[]; staking: Required<GenesisStakingParams> } {
+  return {
+    validators: validators.map((v) => ({
+      operator: v.operator,
+      moniker: v.moniker,
+      selfStake: v.selfStake.toString(),
+      commissionBps: v.commissionBps,
+      maxCommissionBps: v.maxCommissionBps,
+      maxChangeBpsPerDay: v.maxChangeBpsPerDay,
+      ...(v.consensusKey !== undefined ? { consensusKey: v.consensusKey } : {}),
+    })),
+    staking: { signedBlocksWindow: params.signedBlocksWindow, minSignedPerWindowBps: params.minSignedPerWindowBps },
+  };
 }

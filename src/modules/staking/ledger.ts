@@ -20,6 +20,7 @@ import { commissionEditProblem, commissionRatesProblem } from './commission.js';
 import { chooseActiveSet, compareAddress, type RankOf } from './epoch.js';
 import { findInvariantViolations } from './invariants.js';
 import { countBlock, emptyWindow, isDowntime, missOf, uptimeBps } from './liveness.js';
+import { assertStakingParams } from './params.js';
 import { downtimePenalty } from './penalties.js';
 import { DirtyKeys, allRecords, recordsFor, stateFromRecords } from './store.js';
 import { commissionOf, rewardPerShareIncrease, rewardSince } from './rewards.js';
@@ -71,35 +72,13 @@ function assertBlockNumber(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative safe integer, got ${value}`);
 }
 
-/** Throws a RangeError for staking parameters the ledger cannot run with (also how governance checks a change). */
-export function assertParams(p: StakingParams): void {
-  const positive: [string, number | bigint][] = [
-    ['epochLengthBlocks', p.epochLengthBlocks],
-    ['signedBlocksWindow', p.signedBlocksWindow],
-    ['maxValidators', p.maxValidators],
-    ['maxUnbondingEntries', p.maxUnbondingEntries],
-    ['powerReduction', p.powerReduction],
-  ];
-  for (const [name, value] of positive) if (value <= 0) throw new RangeError(`staking param ${name} must be positive`);
-  if (p.minDelegation < 1n) throw new RangeError('staking param minDelegation must be at least 1');
-  if (p.minSelfStake < 1n) throw new RangeError('staking param minSelfStake must be at least 1');
-  if (p.maxCommissionBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareMaxBps > 10_000) {
-    throw new RangeError('staking params: basis-point shares above 10000');
-  }
-  if (!Number.isSafeInteger(p.minSignedPerWindowBps) || p.minSignedPerWindowBps < 0 || p.minSignedPerWindowBps > 10_000) throw new RangeError('staking param minSignedPerWindowBps must be 0..10000');
-  if (p.rewardMultiplierMinBps > p.rewardMultiplierMaxBps) throw new RangeError('staking params: rewardMultiplierMinBps above rewardMultiplierMaxBps');
-  if (p.inferenceMinersShareMaxBps < p.inferenceMinersShareBps || p.inferenceMinersShareStepBps < 0 || p.inferenceMinersShareBaseMiners < 0) {
-    throw new RangeError('staking params: the miners\' share must grow from its base up to inferenceMinersShareMaxBps (step and base miners not negative)');
-  }
-}
-
 /** The proof-of-stake ledger. */
 export class StakingLedger {
   private state: LedgerState = emptyState();
   private readonly dirty = new DirtyKeys();
 
   constructor(readonly params: StakingParams) {
-    assertParams(params);
+    assertStakingParams(params);
   }
 
   /** A ledger rebuilt from stored records (what dirtyRecords() or records() wrote). */

@@ -46,3 +46,25 @@ export const stakingGovernable: readonly GovernableParam[] = [
 export function stakingBound(key: string): GovernableParam | undefined {
   return stakingGovernable.find((g) => g.key === key);
 }
+
+/** Throws a RangeError for staking parameters the ledger cannot run with (also how governance checks a change: modules/governable.ts). */
+export function assertStakingParams(p: StakingParams): void {
+  const positive: [string, number | bigint][] = [
+    ['epochLengthBlocks', p.epochLengthBlocks],
+    ['signedBlocksWindow', p.signedBlocksWindow],
+    ['maxValidators', p.maxValidators],
+    ['maxUnbondingEntries', p.maxUnbondingEntries],
+    ['powerReduction', p.powerReduction],
+  ];
+  for (const [name, value] of positive) if (value <= 0) throw new RangeError(`staking param ${name} must be positive`);
+  if (p.minDelegation < 1n) throw new RangeError('staking param minDelegation must be at least 1');
+  if (p.minSelfStake < 1n) throw new RangeError('staking param minSelfStake must be at least 1');
+  if (p.maxCommissionBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareBps > 10_000 || p.treasuryShareBps + p.inferenceMinersShareMaxBps > 10_000) {
+    throw new RangeError('staking params: basis-point shares above 10000');
+  }
+  if (!Number.isSafeInteger(p.minSignedPerWindowBps) || p.minSignedPerWindowBps < 0 || p.minSignedPerWindowBps > 10_000) throw new RangeError('staking param minSignedPerWindowBps must be 0..10000');
+  if (p.rewardMultiplierMinBps > p.rewardMultiplierMaxBps) throw new RangeError('staking params: rewardMultiplierMinBps above rewardMultiplierMaxBps');
+  if (p.inferenceMinersShareMaxBps < p.inferenceMinersShareBps || p.inferenceMinersShareStepBps < 0 || p.inferenceMinersShareBaseMiners < 0) {
+    throw new RangeError('staking params: the miners\' share must grow from its base up to inferenceMinersShareMaxBps (step and base miners not negative)');
+  }
+}
