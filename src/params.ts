@@ -360,8 +360,12 @@ export const system = {
   bridgeAddress: '0x0000000000000000000000000000000000001004',
   /** The rent module: it holds the storage deposits (docs/rent.md); rent and reactivation fees go to the treasury. */
   rentAddress: '0x0000000000000000000000000000000000001005',
-  /** Code placed at module addresses: 0xfe (INVALID), so contracts cannot call or pay them by mistake. */
-  moduleCode: Buffer.from([0xfe]),
+  /**
+   * Code placed at module addresses: 0xfe (INVALID), so contracts cannot call or pay them by mistake.
+   * A plain Uint8Array: this file uses no Node API, so the web page's type check reads it with the
+   * explorer's route declarations.
+   */
+  moduleCode: Uint8Array.of(0xfe),
   /** The built-in genesis validator (devnet: dev account 0, testnet: --validator-address) with 1,000 tokens of its own. */
   devGenesisValidator: { moniker: 'genesis', selfStake: 1_000n * 10n ** 18n, commissionBps: 1_000, maxCommissionBps: 2_000, maxChangeBpsPerDay: 100 },
 } as const;
@@ -720,7 +724,7 @@ export interface GovernanceParams {
   readonly maxTitleChars: number;
   readonly maxDescriptionChars: number;
   readonly maxChangesPerProposal: number;
-  /** Module gas of each function on top of the transaction's intrinsic gas. */
+  /** Module gas of each function on top of the transaction's intrinsic gas (`submit`: every proposal kind's submit function). */
   readonly gas: { readonly submit: number; readonly deposit: number; readonly vote: number; readonly view: number };
 }
 

@@ -94,13 +94,14 @@ export function devGenesisValidators(): GenesisValidator[] {
 /** The staking module, treasury, compute and governance module accounts: their code refuses EVM calls; the module holds the genesis self stakes. */
 function systemAccounts(validators: readonly GenesisValidator[]): GenesisAccount[] {
   const staked = validators.reduce((sum, v) => sum + v.selfStake, 0n);
+  const code = Buffer.from(system.moduleCode);
   return [
-    { address: parseAddress(system.stakingAddress), balance: staked, code: system.moduleCode },
-    { address: parseAddress(system.treasuryAddress), balance: 0n, code: system.moduleCode },
-    { address: parseAddress(system.computeAddress), balance: 0n, code: system.moduleCode },
-    { address: parseAddress(system.governanceAddress), balance: 0n, code: system.moduleCode },
-    { address: parseAddress(system.bridgeAddress), balance: 0n, code: system.moduleCode },
-    { address: parseAddress(system.rentAddress), balance: 0n, code: system.moduleCode },
+    { address: parseAddress(system.stakingAddress), balance: staked, code },
+    { address: parseAddress(system.treasuryAddress), balance: 0n, code },
+    { address: parseAddress(system.computeAddress), balance: 0n, code },
+    { address: parseAddress(system.governanceAddress), balance: 0n, code },
+    { address: parseAddress(system.bridgeAddress), balance: 0n, code },
+    { address: parseAddress(system.rentAddress), balance: 0n, code },
   ];
 }
 

@@ -151,6 +151,9 @@ export function pageSchema<const I extends Schema>(item: I) {
   } as const;
 }
 
+/** The type of what `pageSchema(item)` describes, `T` being the item's type (test/explorer-route-types.test.ts holds the two equal). */
+export type Page<T> = { items: T[]; next: string | null; prev: string | null };
+
 /** The query parameters of every paginated list. */
 export const pageParams = [
   { name: 'cursor', in: 'query', description: 'cursor from `next` or `prev` of a previous page', schema: schemas.cursor },

@@ -13,12 +13,8 @@ export class ApiError extends Error {
   }
 }
 
-/** A page of a keyset-paginated list. */
-export interface Page<T> {
-  items: T[];
-  next: string | null;
-  prev: string | null;
-}
+/** A page of a keyset-paginated list, as the routes declare it. */
+export type { Page } from '../../src/explorer/schema.js';
 
 let accessToken: string | null = null;
 

@@ -2,6 +2,7 @@
 // its HttpOnly cookie; a flag in localStorage says whether a refresh is worth trying on load.
 import { useEffect, useState } from 'preact/hooks';
 import { api, setAccessToken } from './api.js';
+import type { AuthenticationApi } from '../../src/explorer/routes/authentication.js';
 
 const FLAG = 'svc-explorer-signed-in';
 
@@ -9,11 +10,8 @@ export interface Session {
   email: string;
 }
 
-interface Issued {
-  user: { id: string; email: string };
-  accessToken: string;
-  expiresIn: number;
-}
+/** What register, login and refresh answer. */
+type Issued = AuthenticationApi['authLogin']['response'];
 
 let session: Session | null = null;
 let timer: ReturnType<typeof setTimeout> | undefined;

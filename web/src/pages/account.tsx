@@ -1,12 +1,26 @@
 // Accounts: register, sign in and out (the refresh cookie), the watchlist and API keys (a new key is
 // shown once), all through the explorer's auth routes.
 import { useState } from 'preact/hooks';
-import { api, type Page } from '../api.js';
+import { api } from '../api.js';
 import { login, logout, register, useSession } from '../auth.js';
 import { AddressLink, Age, Loading, Section, Table } from '../components.js';
 import { utc } from '../format.js';
 import { useApi } from '../hooks.js';
 import { navigate } from '../router.js';
+import type { ApiKeyApi } from '../../../src/explorer/routes/api-keys.js';
+import type { WatchlistApi } from '../../../src/explorer/routes/watchlist.js';
+import type { explorer } from '../../../src/params.js';
+
+/**
+ * The server's account limits the forms check first. Written out so that the bundle carries none of
+ * the node's constants; their types are params.ts' literals, so the type check fails when one differs.
+ */
+const limits: Pick<typeof explorer, 'passwordMinLength' | 'passwordMaxLength' | 'labelMaxLength' | 'watchlistPerAccount'> = {
+  passwordMinLength: 8,
+  passwordMaxLength: 128,
+  labelMaxLength: 64,
+  watchlistPerAccount: 100,
+};
 
 function field(e: Event, name: string): string {
   return ((e.currentTarget as HTMLFormElement).elements.namedItem(name) as HTMLInputElement).value;
@@ -42,7 +56,7 @@ function SignIn() {
         <Section title="Register">
           <form class="stack" onSubmit={submit(register)} aria-label="register">
             <label>Email <input name="email" type="email" autoComplete="username" required /></label>
-            <label>Password (8 to 128 characters) <input name="password" type="password" autoComplete="new-password" minLength={8} maxLength={128} required /></label>
+            <label>Password ({limits.passwordMinLength} to {limits.passwordMaxLength} characters) <input name="password" type="password" autoComplete="new-password" minLength={limits.passwordMinLength} maxLength={limits.passwordMaxLength} required /></label>
             <button type="submit" disabled={busy}>Register</button>
           </form>
         </Section>
@@ -51,29 +65,11 @@ function SignIn() {
   );
 }
 
-interface WatchEntry {
-  id: string;
-  address: string;
-  name: string;
-  createdAt: string;
-  latestActivity: { txHash: string; blockNumber: number; timestamp: number; direction: string } | null;
-}
-
-interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  tier: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  requestsToday: number;
-}
-
 function Watchlist() {
   const [version, setVersion] = useState(0);
   const [error, setError] = useState('');
-  // An account watches at most 100 addresses: one page holds them all.
-  const list = useApi<Page<WatchEntry>>('/watchlist?limit=100', version);
+  // An account watches at most explorer.watchlistPerAccount (100) addresses: one page holds them all.
+  const list = useApi<WatchlistApi['listWatchlist']['response']>(`/watchlist?limit=${limits.watchlistPerAccount}`, version);
   const add = async (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
@@ -109,7 +105,7 @@ function Watchlist() {
       </Loading>
       <form class="inline" onSubmit={add} aria-label="watch an address">
         <label>Address <input name="address" required pattern="0x[0-9a-fA-F]{40}" placeholder="0x…" size={44} /></label>
-        <label>Name <input name="name" maxLength={64} /></label>
+        <label>Name <input name="name" maxLength={limits.labelMaxLength} /></label>
         <button type="submit">Watch</button>
       </form>
       {error ? <p class="error" role="alert">{error}</p> : null}
@@ -121,13 +117,13 @@ function ApiKeys() {
   const [version, setVersion] = useState(0);
   const [error, setError] = useState('');
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
-  const keys = useApi<{ items: ApiKey[]; maxKeys: number }>('/api-keys', version);
+  const keys = useApi<ApiKeyApi['listApiKeys']['response']>('/api-keys', version);
   const create = async (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     setError('');
     try {
-      const key = await api<ApiKey & { key: string }>('/api-keys', { method: 'POST', body: { name: field(e, 'name') } });
+      const key = await api<ApiKeyApi['createApiKey']['response']>('/api-keys', { method: 'POST', body: { name: field(e, 'name') } });
       setCreated({ name: key.name, key: key.key });
       form.reset();
       setVersion((v) => v + 1);
@@ -161,7 +157,7 @@ function ApiKeys() {
         )}
       </Loading>
       <form class="inline" onSubmit={create} aria-label="create an API key">
-        <label>Key name <input name="name" required maxLength={64} /></label>
+        <label>Key name <input name="name" required maxLength={limits.labelMaxLength} /></label>
         <button type="submit">Create key</button>
       </form>
       {error ? <p class="error" role="alert">{error}</p> : null}

@@ -5,8 +5,8 @@ import { useState } from 'preact/hooks';
 import { api, signedIn, withQuery, type Page } from '../api.js';
 import { AddressLink, BlockLink, Count, Eth, Facts, Loading, Pager, Section, Table, TokenAmount } from '../components.js';
 import { useApi } from '../hooks.js';
-import type { AddressCounters as Counters, AddressInfo, AddressTx as TxItem } from '../../../src/explorer/routes/addresses.js';
-import type { Token, TokenTransfer } from '../../../src/explorer/routes/shapes.js';
+import type { AddressApi, AddressCounters as Counters, AddressInfo, AddressTx as TxItem } from '../../../src/explorer/routes/addresses.js';
+import type { TokenTransfer } from '../../../src/explorer/routes/shapes.js';
 import { RentActions } from '../wallet/actions.js';
 import { TxTable } from './lists.js';
 import { TransferTable } from './tx.js';
@@ -65,9 +65,9 @@ function WatchButton({ address }: { address: string }) {
 }
 
 export function Address({ address, cursor, opsCursor = null }: { address: string; cursor: string | null; opsCursor?: string | null }) {
-  const info = useApi<AddressInfo & { rent?: Rent }>(`/addresses/${address}`);
+  const info = useApi<AddressInfo>(`/addresses/${address}`);
   const counters = useApi<Counters>(`/addresses/${address}/counters`);
-  const balances = useApi<{ token: Token; balance: string }[]>(`/addresses/${address}/token-balances`);
+  const balances = useApi<AddressApi['getAddressTokenBalances']['response']>(`/addresses/${address}/token-balances`);
   const txs = useApi<Page<TxItem>>(withQuery(`/addresses/${address}/transactions`, { limit: 25, cursor }));
   const transfers = useApi<Page<TokenTransfer>>(`/addresses/${address}/token-transfers?limit=25`);
   return (
@@ -121,7 +121,11 @@ export function Address({ address, cursor, opsCursor = null }: { address: string
               label="token balances"
               head={['Token', 'Type', 'Balance']}
               empty="No tokens."
-              rows={list.map((b) => [<a href={`/token/${b.token.address}`}>{b.token.name ?? b.token.address}</a>, b.token.type, <TokenAmount value={b.balance} decimals={b.token.type === 'ERC-20' ? b.token.decimals : null} symbol={b.token.symbol} />])}
+              rows={list.map((b) => {
+                // A token the index has no record of is answered as its address alone.
+                const t = 'type' in b.token ? b.token : null;
+                return [<a href={`/token/${b.token.address}`}>{t?.name ?? b.token.address}</a>, t?.type ?? '—', <TokenAmount value={b.balance} decimals={t?.type === 'ERC-20' ? t.decimals : null} symbol={t?.symbol ?? null} />];
+              })}
             />
           )}
         </Loading>

@@ -2,43 +2,21 @@
 // functions read at the head (POST /contracts/{address}/read, an eth_call with the verified ABI).
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import type { Abi, AbiFunction } from 'viem';
 import { api, ApiError } from '../api.js';
 import { AddressLink, Age, BlockLink, Facts, Loading, Section, Status } from '../components.js';
 import { useApi } from '../hooks.js';
+import type { AbiEntry, ContractsApi } from '../../../src/explorer/routes/contracts.js';
 
-interface ContractInfo {
-  address: string;
-  codeSize: number;
-  creator: string | null;
-  txHash: string | null;
-  blockNumber: number | null;
-  timestamp: number | null;
-  verified: boolean;
-  contractName?: string;
-  compilerVersion?: string;
-  optimizer?: { enabled: boolean; runs: number };
-  evmVersion?: string | null;
-  license?: string | null;
-  match?: string;
-}
+type ContractInfo = ContractsApi['getContract']['response'];
+type ReadResult = ContractsApi['readContract']['response'];
 
-interface Source {
-  sourcePath: string;
-  sources: Record<string, { content: string }>;
-  constructorArguments: string;
-}
-
-interface ReadResult {
-  method: string;
-  outputs: { name: string; type: string; value: unknown }[];
-}
-
-const signature = (f: AbiFunction) => `${f.name}(${f.inputs.map((i) => i.type).join(',')})`;
+/** `name(type,…)`: how the read route names an overloaded function. */
+const signature = (f: AbiEntry) => `${f.name ?? ''}(${(f.inputs ?? []).map((i) => i.type).join(',')})`;
 
 /** One view or pure function: a field per argument, a button, and what the call answered. */
-function ReadFunction({ address, fn }: { address: string; fn: AbiFunction }) {
-  const [args, setArgs] = useState<string[]>(fn.inputs.map(() => ''));
+function ReadFunction({ address, fn }: { address: string; fn: AbiEntry }) {
+  const inputs = fn.inputs ?? [];
+  const [args, setArgs] = useState<string[]>(inputs.map(() => ''));
   const [result, setResult] = useState<ReadResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const id = `read-${signature(fn).replace(/[^a-zA-Z0-9]/g, '-')}`;
@@ -48,7 +26,7 @@ function ReadFunction({ address, fn }: { address: string; fn: AbiFunction }) {
     setResult(null);
     try {
       // Arrays and tuples are written as JSON; everything else as typed.
-      const parsed = args.map((a, i) => (/\[|tuple/.test(fn.inputs[i]!.type) ? (JSON.parse(a) as unknown) : fn.inputs[i]!.type === 'bool' ? a === 'true' : a));
+      const parsed = args.map((a, i) => (/\[|tuple/.test(inputs[i]!.type) ? (JSON.parse(a) as unknown) : inputs[i]!.type === 'bool' ? a === 'true' : a));
       setResult(await api<ReadResult>(`/contracts/${address}/read`, { method: 'POST', body: { method: signature(fn), args: parsed } }));
     } catch (err) {
       setError(err instanceof ApiError || err instanceof SyntaxError ? err.message : String(err));
@@ -57,7 +35,7 @@ function ReadFunction({ address, fn }: { address: string; fn: AbiFunction }) {
   return (
     <form class="read" onSubmit={query} aria-labelledby={id}>
       <div class="mono" id={id}>{signature(fn)}</div>
-      {fn.inputs.map((input, i) => (
+      {inputs.map((input, i) => (
         <label key={i}>
           <span class="muted">{input.name || `arg${i}`} ({input.type})</span>
           <input value={args[i]} onInput={(e) => setArgs(args.map((a, j) => (j === i ? (e.target as HTMLInputElement).value : a)))} />
@@ -79,14 +57,14 @@ function ReadFunction({ address, fn }: { address: string; fn: AbiFunction }) {
 }
 
 function Verified({ address }: { address: string }) {
-  const source = useApi<Source>(`/contracts/${address}/source`);
-  const abi = useApi<{ abi: Abi }>(`/contracts/${address}/abi`);
+  const source = useApi<ContractsApi['getContractSource']['response']>(`/contracts/${address}/source`);
+  const abi = useApi<ContractsApi['getContractAbi']['response']>(`/contracts/${address}/abi`);
   return (
     <>
       <Section title="Read contract" id="read">
         <Loading state={abi}>
           {({ abi: a }) => {
-            const reads = a.filter((e): e is AbiFunction => e.type === 'function' && (e.stateMutability === 'view' || e.stateMutability === 'pure'));
+            const reads = a.filter((e) => e.type === 'function' && (e.stateMutability === 'view' || e.stateMutability === 'pure'));
             return reads.length === 0 ? <p class="muted">No view or pure functions.</p> : <>{reads.map((f) => <ReadFunction key={signature(f)} address={address} fn={f} />)}</>;
           }}
         </Loading>
@@ -98,8 +76,8 @@ function Verified({ address }: { address: string }) {
               <ul class="abi">
                 {a.filter((e) => e.type === 'function' || e.type === 'event').map((e, i) => (
                   <li key={i} class="mono">
-                    {e.type} {'name' in e ? e.name : ''}({'inputs' in e ? e.inputs.map((x) => `${x.type}${x.name ? ` ${x.name}` : ''}`).join(', ') : ''})
-                    {e.type === 'function' && e.outputs.length > 0 ? ` → (${e.outputs.map((x) => x.type).join(', ')})` : ''}
+                    {e.type} {e.name ?? ''}({(e.inputs ?? []).map((x) => `${x.type}${x.name ? ` ${x.name}` : ''}`).join(', ')})
+                    {e.type === 'function' && e.outputs && e.outputs.length > 0 ? ` → (${e.outputs.map((x) => x.type).join(', ')})` : ''}
                     {e.type === 'function' ? <span class="muted"> {e.stateMutability}</span> : null}
                   </li>
                 ))}

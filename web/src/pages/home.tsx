@@ -36,7 +36,7 @@ export function Home() {
     setStatsVersion((v) => v + 1);
   });
   const stats = useApi<Stats>('/stats', statsVersion);
-  const tps = useApi<{ last100Blocks: number; last24Hours: number }>('/stats/tps', statsVersion);
+  const tps = useApi<StatsApi['getTps']['response']>('/stats/tps', statsVersion);
   const blocks = useLiveList<BlockItem>(`/blocks?limit=${LATEST}`, 'blocks:new_block', 'new_block', (b) => String(b.number));
   const txs = useLiveList<TxItem>(`/transactions?limit=${LATEST}`, 'transactions:new_transaction', 'new_transaction', (t) => t.hash);
   const head = blocks.data?.[0]?.number;

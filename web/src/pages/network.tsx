@@ -3,7 +3,9 @@
 import { AddressLink, BarChart, BlockLink, Count, Eth, Facts, Gwei, Loading, Section, Status, Table } from '../components.js';
 import { count, gwei, utc } from '../format.js';
 import { useApi } from '../hooks.js';
-import type { RankedValidator } from '../../../src/explorer/routes/leaderboard.js';
+import type { ComputeStats } from '../../../src/explorer/routes/compute.js';
+import type { GasOracleApi } from '../../../src/explorer/routes/gas-oracle.js';
+import type { LeaderboardApi, RankedValidator } from '../../../src/explorer/routes/leaderboard.js';
 import type { NetworkApi, ValidatorFull } from '../../../src/explorer/routes/network.js';
 import { DelegationActions } from '../wallet/actions.js';
 
@@ -57,7 +59,7 @@ function SigningChart({ blocks }: { blocks: ('signed' | 'missed')[] }) {
 /** The validator's signed and missed blocks over the downtime window, and this node's view of the network. */
 function ValidatorNetwork({ address }: { address: string }) {
   const w = useApi<SigningWindowData>(`/network/validators/${address}/signing-window`);
-  const node = useApi<{ peerCount: number; syncing: boolean; currentBlock: number; network: string; validatorAddress: string }>('/network/node');
+  const node = useApi<NetworkApi['getNodeInfo']['response']>('/network/node');
   return (
     <>
       <Section title="Signing window" id="signing-window">
@@ -99,7 +101,7 @@ function ValidatorNetwork({ address }: { address: string }) {
 
 export function Validator({ address }: { address: string }) {
   const v = useApi<ValidatorFull>(`/network/validators/${address}`);
-  const delegators = useApi<{ delegator: string; stake: string; shares: string; pendingRewards: string }[]>(`/network/validators/${address}/delegators`);
+  const delegators = useApi<NetworkApi['getValidatorDelegators']['response']>(`/network/validators/${address}/delegators`);
   return (
     <Loading state={v}>
       {(val) => (
@@ -151,36 +153,20 @@ export function Validator({ address }: { address: string }) {
   );
 }
 
-interface Miner {
-  rank?: number;
-  address: string;
-  [k: string]: unknown;
-}
-
-interface ComputeStats {
-  computeMode: string;
-  epoch: number;
-  models: { id: string; tier: string; dims: number; approved: boolean; servedByThisNode: boolean; tasksAssigned: number; tasksCompleted: number }[];
-  tasks: Record<string, number>;
-  proofs: Record<string, number | Record<string, number>>;
-  spotChecks: Record<string, number>;
-  totalFlops: string;
-  rewardsPaid: Record<string, string>;
-  miners: Record<string, number>;
-}
+type MinerRank = LeaderboardApi['getMinerLeaderboard']['response'][number];
 
 const scalarEntries = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => typeof v !== 'object') as [string, string | number][];
 
 export function Miners() {
-  const miners = useApi<Miner[]>('/leaderboard/miners');
+  const miners = useApi<MinerRank[]>('/leaderboard/miners');
   const stats = useApi<ComputeStats>('/compute/stats');
   return (
     <>
       <Section title="Inference miners">
         <Loading state={miners}>
           {(ms) => {
-            const columns = ms[0] ? Object.keys(ms[0]).filter((k) => k !== 'address' && typeof ms[0]![k] !== 'object') : [];
-            return <Table label="miners" head={['Miner', ...columns]} empty="No inference miners have proofs yet." rows={ms.map((m) => [<AddressLink address={m.address} />, ...columns.map((c) => String(m[c]))])} />;
+            const columns = ms[0] ? (Object.keys(ms[0]) as (keyof MinerRank)[]).filter((k) => k !== 'wallet' && typeof ms[0]![k] !== 'object') : [];
+            return <Table label="miners" head={['Miner', ...columns]} empty="No inference miners have proofs yet." rows={ms.map((m) => [<AddressLink address={m.wallet} />, ...columns.map((c) => String(m[c]))])} />;
           }}
         </Loading>
       </Section>
@@ -207,8 +193,8 @@ export function Miners() {
 }
 
 export function Epoch() {
-  const epoch = useApi<{ number: number; startBlock: number; startTime: number; lengthBlocks: number; durationMs: number; slot: number; activeValidators: number }>('/network/epoch');
-  const node = useApi<{ version: string; chainId: number; network: string; isValidator: boolean; peerCount: number; currentBlock: number }>('/network/node');
+  const epoch = useApi<NetworkApi['getEpoch']['response']>('/network/epoch');
+  const node = useApi<NetworkApi['getNodeInfo']['response']>('/network/node');
   return (
     <>
       <Section title="Epoch">
@@ -237,8 +223,8 @@ export function Epoch() {
 }
 
 export function GasOracle() {
-  const oracle = useApi<{ lastBlock: number; baseFee: string; safe: string; propose: string; fast: string; blocks: number }>('/gas-oracle');
-  const history = useApi<{ block: number; baseFee: string; gasUsedRatio: number; tips: { p10: string; p50: string; p90: string } }[]>('/gas-oracle/history?blocks=50');
+  const oracle = useApi<GasOracleApi['getGasOracle']['response']>('/gas-oracle');
+  const history = useApi<GasOracleApi['getGasHistory']['response']>('/gas-oracle/history?blocks=50');
   return (
     <>
       <Section title="Gas oracle">

@@ -3,11 +3,12 @@ import { withQuery, type Page } from '../api.js';
 import { AddressLink, Count, Facts, Loading, Pager, Section, Table, TokenAmount } from '../components.js';
 import { useApi } from '../hooks.js';
 import type { Token as TokenData, TokenTransfer } from '../../../src/explorer/routes/shapes.js';
+import type { TokenApi } from '../../../src/explorer/routes/tokens.js';
 import { TransferTable } from './tx.js';
 
 export function Token({ address, cursor }: { address: string; cursor: string | null }) {
   const token = useApi<TokenData>(`/tokens/${address}`);
-  const holders = useApi<Page<{ address: string; balance: string }>>(withQuery(`/tokens/${address}/holders`, { limit: 25, cursor }));
+  const holders = useApi<TokenApi['getTokenHolders']['response']>(withQuery(`/tokens/${address}/holders`, { limit: 25, cursor }));
   const transfers = useApi<Page<TokenTransfer>>(`/tokens/${address}/transfers?limit=25`);
   return (
     <Loading state={token}>

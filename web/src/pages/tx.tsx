@@ -6,10 +6,12 @@ import { api } from '../api.js';
 import { AddressLink, Age, BlockLink, Count, Eth, Facts, Gwei, Loading, Section, Status, Table, TokenAmount } from '../components.js';
 import { utc } from '../format.js';
 import { useApi } from '../hooks.js';
+import type { AddressInfo } from '../../../src/explorer/routes/addresses.js';
+import type { ContractsApi } from '../../../src/explorer/routes/contracts.js';
 import type { InternalTx, Log, TokenTransfer } from '../../../src/explorer/routes/shapes.js';
 import type { TxDetail as TxData } from '../../../src/explorer/routes/transactions.js';
 import { ProposalMentions } from './governance.js';
-import { UserOperationTable, type UserOperationItem } from './user-operations.js';
+import { UserOperationTable } from './user-operations.js';
 
 /** The ABIs of the verified contracts among `addresses` (unverified ones are left out). */
 function useVerifiedAbis(addresses: string[]): Map<string, Abi> {
@@ -22,10 +24,11 @@ function useVerifiedAbis(addresses: string[]): Map<string, Abi> {
       (key ? key.split(',') : []).map(async (address) => {
         try {
           // An account without code has no contract record (404): ask the address first.
-          const info = await api<{ isContract: boolean }>(`/addresses/${address}`);
+          const info = await api<AddressInfo>(`/addresses/${address}`);
           if (!info.isContract) return;
-          const contract = await api<{ verified: boolean }>(`/contracts/${address}`);
-          if (contract.verified) found.set(address, (await api<{ abi: Abi }>(`/contracts/${address}/abi`)).abi);
+          const contract = await api<ContractsApi['getContract']['response']>(`/contracts/${address}`);
+          // The route answers the ABI as solc writes it: viem decodes with it as its own Abi.
+          if (contract.verified) found.set(address, (await api<ContractsApi['getContractAbi']['response']>(`/contracts/${address}/abi`)).abi as Abi);
         } catch {
           // Not a contract, or not verified: its logs stay raw.
         }
@@ -134,7 +137,7 @@ function InternalTxs({ hash }: { hash: string }) {
 }
 
 export function Tx({ hash }: { hash: string }) {
-  const tx = useApi<TxData & { userOperations?: UserOperationItem[] }>(`/transactions/${encodeURIComponent(hash)}`);
+  const tx = useApi<TxData>(`/transactions/${encodeURIComponent(hash)}`);
   const logs = tx.data?.logs ?? [];
   const abis = useVerifiedAbis([...logs.map((l) => l.address), ...(tx.data?.to ? [tx.data.to] : [])]);
   return (

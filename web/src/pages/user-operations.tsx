@@ -1,33 +1,16 @@
 // ERC-4337 user operations (after Blockscout's pages): the recent ones, one operation with its
 // sender, paymaster, bundle transaction, result, actual gas cost and the logs of its execution, and
 // the table the address and transaction pages show an account's or a bundle's operations with.
-import { withQuery, type Page } from '../api.js';
+import { withQuery } from '../api.js';
 import { AddressLink, Age, BlockLink, Count, Eth, Facts, Loading, Pager, Section, Table, TxLink } from '../components.js';
 import { short, utc } from '../format.js';
 import { useApi } from '../hooks.js';
-import type { Log } from '../../../src/explorer/routes/shapes.js';
+import type { AddressApi } from '../../../src/explorer/routes/addresses.js';
+import type { UserOperation as Operation } from '../../../src/explorer/routes/shapes.js';
+import type { LocatedUserOperation, UserOperationApi } from '../../../src/explorer/routes/user-operations.js';
 
-export interface UserOperationItem {
-  userOpHash: string;
-  entryPoint: string;
-  sender: string;
-  paymaster: string | null;
-  nonce: string;
-  success: boolean;
-  actualGasCost: string;
-  actualGasUsed: string;
-  transactionHash?: string;
-  blockNumber?: number;
-}
-
-interface UserOperationFull extends UserOperationItem {
-  transactionHash: string;
-  blockNumber: number;
-  logIndex: number;
-  timestamp: number;
-  bundler: string;
-  logs: Log[];
-}
+/** An operation of a list: located (with its bundle transaction and block), or one of a transaction's own. */
+type UserOperationItem = Operation | LocatedUserOperation;
 
 export function Result({ success }: { success: boolean }) {
   return <span class={`badge ${success ? 'good' : 'bad'}`}>{success ? 'success' : 'failed'}</span>;
@@ -39,7 +22,7 @@ export function UserOpLink({ hash }: { hash: string }) {
 
 /** User operations as a table; the bundle transaction's columns only where the items carry them. */
 export function UserOperationTable({ items, label, empty = 'No user operations.' }: { items: UserOperationItem[]; label: string; empty?: string }) {
-  const located = items.some((o) => o.transactionHash !== undefined);
+  const located = items.some((o) => 'transactionHash' in o);
   return (
     <Table
       label={label}
@@ -51,14 +34,14 @@ export function UserOperationTable({ items, label, empty = 'No user operations.'
         o.paymaster ? <AddressLink address={o.paymaster} /> : <span class="muted">none</span>,
         <Result success={o.success} />,
         <Eth wei={o.actualGasCost} />,
-        ...(located ? [o.transactionHash ? <TxLink hash={o.transactionHash} /> : '—', o.blockNumber === undefined ? '—' : <BlockLink number={o.blockNumber} />] : []),
+        ...(located ? ('transactionHash' in o ? [<TxLink hash={o.transactionHash} />, <BlockLink number={o.blockNumber} />] : ['—', '—']) : []),
       ])}
     />
   );
 }
 
 export function UserOperations({ cursor }: { cursor: string | null }) {
-  const page = useApi<Page<UserOperationItem>>(withQuery('/user-operations', { limit: 25, cursor }));
+  const page = useApi<UserOperationApi['listUserOperations']['response']>(withQuery('/user-operations', { limit: 25, cursor }));
   return (
     <Section title="User operations">
       <Loading state={page}>
@@ -75,7 +58,7 @@ export function UserOperations({ cursor }: { cursor: string | null }) {
 
 /** An address's user operations (as the sender), for its page. */
 export function AddressUserOperations({ address, cursor }: { address: string; cursor: string | null }) {
-  const page = useApi<Page<UserOperationItem>>(withQuery(`/addresses/${address}/user-operations`, { limit: 25, cursor }));
+  const page = useApi<AddressApi['getAddressUserOperations']['response']>(withQuery(`/addresses/${address}/user-operations`, { limit: 25, cursor }));
   return (
     <Section title="User operations">
       <Loading state={page}>
@@ -91,7 +74,7 @@ export function AddressUserOperations({ address, cursor }: { address: string; cu
 }
 
 export function UserOperation({ hash }: { hash: string }) {
-  const op = useApi<UserOperationFull>(`/user-operations/${encodeURIComponent(hash)}`);
+  const op = useApi<UserOperationApi['getUserOperation']['response']>(`/user-operations/${encodeURIComponent(hash)}`);
   return (
     <Loading state={op}>
       {(o) => (
