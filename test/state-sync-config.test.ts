@@ -40,10 +40,10 @@ describe('state sync snapshots', () => {
       assert.equal(e.chunks, 2);
       const hashes = parseSnapshotMetadata(e.metadata)!;
       assert.ok(snapshotHash(hashes).equals(e.hash));
-      assert.equal(store.loadChunk(30, 1, 1).toString(), 'b30');
-      assert.equal(store.loadChunk(10, 1, 0).length, 0, 'pruned');
-      assert.equal(store.loadChunk(30, 2, 0).length, 0, 'unknown format');
-      assert.equal(store.loadChunk(30, 1, 2).length, 0, 'beyond the last chunk');
+      assert.equal((await store.loadChunk(30, 1, 1)).toString(), 'b30');
+      assert.equal((await store.loadChunk(10, 1, 0)).length, 0, 'pruned');
+      assert.equal((await store.loadChunk(30, 2, 0)).length, 0, 'unknown format');
+      assert.equal((await store.loadChunk(30, 1, 2)).length, 0, 'beyond the last chunk');
       // A restart lists what is on disk.
       const again = new SnapshotStore({ dir, interval: 10, keep: 2 }, fakeChain(), pino({ level: 'silent' }));
       assert.deepEqual(again.list().map((x) => x.height), [20, 30]);

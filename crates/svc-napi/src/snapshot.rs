@@ -1,10 +1,17 @@
 //! State sync snapshots (svc_store::snapshot): exported on a worker thread from the view pinned at
-//! the call, chunks written as files; restored chunk by chunk and verified against a trusted root.
+//! the call, chunks written as files; restored chunk by chunk and verified against a trusted root
+//! on the block lane, off the JS thread.
+//!
+//! The restore runs on the block lane: it writes the consensus column families and moves the head,
+//! as only the block path does otherwise, so the one thread that writes consensus state orders it
+//! with every other write by construction; no block is made while a node state-syncs, so it waits
+//! behind nothing and delays nothing. (The backfill lane would run it niced, stretching a join that
+//! is on the node's critical path, behind explorer indexing jobs.)
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{AsyncTask, Buffer};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Object};
 use napi::{Env, Task};
 use napi_derive::napi;
 use svc_store::snapshot::{self, SnapshotInfo};
@@ -12,6 +19,7 @@ use svc_store::ReadView;
 
 use crate::chain::{guarded, Chain};
 use crate::convert::*;
+use crate::lane::on_lane;
 
 /// A snapshot written to a directory: its block, state root and each chunk's keccak256.
 #[napi(object)]
@@ -75,21 +83,39 @@ impl Chain {
         guarded(|| self.shared()?.store().restore_begin().map_err(js_error))
     }
 
-    /// Writes one (hash-checked) chunk of the snapshot being restored.
-    #[napi]
-    pub fn restore_chunk(&self, chunk: Buffer) -> napi::Result<()> {
-        guarded(|| self.shared()?.store().restore_chunk(&chunk).map_err(js_error))
+    /// Writes one chunk of the snapshot being restored on the block lane: resolves false, writing
+    /// nothing, when the chunk does not hash to `hash` (the keccak256 the snapshot's metadata lists
+    /// for it), else true once its records are written (parsed, trie nodes and code checked by
+    /// their hash; a bad record rejects). Await each before the next: chunks are written in order.
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn restore_chunk<'env>(&self, env: &'env Env, chunk: Buffer, hash: Buffer) -> napi::Result<Object<'env>> {
+        guarded(|| {
+            let expected = to_b256(&hash, "chunk hash")?;
+            let chain = self.shared()?;
+            on_lane(
+                env,
+                &svc_lanes::lanes().block,
+                move || {
+                    if alloy_primitives::keccak256(&chunk[..]) != expected {
+                        return Ok(false);
+                    }
+                    chain.store().restore_chunk(&chunk).map_err(js_error)?;
+                    Ok(true)
+                },
+                Ok,
+            )
+        })
     }
 
     /// Verifies the restored state against `root` (the trusted app hash of block `height`) and
-    /// makes that block the head; an error names what does not verify.
-    #[napi]
-    pub fn restore_finish(&self, height: i64, root: Buffer) -> napi::Result<()> {
+    /// makes that block the head, on the block lane; rejects with what does not verify.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn restore_finish<'env>(&self, env: &'env Env, height: i64, root: Buffer) -> napi::Result<Object<'env>> {
         guarded(|| {
             let height = to_count(height, "snapshot height")?;
             let root = to_b256(&root, "app hash")?;
-            self.shared()?.store().restore_finish(height, root).map_err(js_error)?;
-            Ok(())
+            let chain = self.shared()?;
+            on_lane(env, &svc_lanes::lanes().block, move || chain.store().restore_finish(height, root).map(drop).map_err(js_error), Ok)
         })
     }
 

@@ -37,7 +37,7 @@ import { announceBlock, type BlockProduction } from '../production.js';
 import { consensusAddress } from './home.js';
 import { classifyTx, extraDataTx, messageTx, splitBlockTxs } from './block-txs.js';
 import { create } from '@bufbuild/protobuf';
-import { chunkHash, parseSnapshotMetadata, snapshotHash, SNAPSHOT_FORMAT, type SnapshotStore } from './snapshots.js';
+import { parseSnapshotMetadata, snapshotHash, SNAPSHOT_FORMAT, type SnapshotStore } from './snapshots.js';
 import { ResponseApplySnapshotChunk_Result, CheckTxType, ResponseOfferSnapshot_Result, ValidatorUpdateSchema, type CommitInfo, type Misbehavior, type ValidatorUpdate } from './proto/tendermint/abci/types_pb.js';
 import { decodeMessage, encodeMessage } from '../../modules/kernel/messages.js';
 import { BlockIDFlag } from './proto/tendermint/types/validator_pb.js';
@@ -160,10 +160,10 @@ export class CometApplication {
         return { case: 'offerSnapshot', value: { result: this.offerSnapshot(request as Parameters<CometApplication['offerSnapshot']>[0]) } };
       case 'loadSnapshotChunk': {
         const req = request as { height: bigint; format: number; chunk: number };
-        return { case: 'loadSnapshotChunk', value: { chunk: this.opts.snapshots?.loadChunk(Number(req.height), req.format, req.chunk) ?? new Uint8Array() } };
+        return { case: 'loadSnapshotChunk', value: { chunk: (await this.opts.snapshots?.loadChunk(Number(req.height), req.format, req.chunk)) ?? new Uint8Array() } };
       }
       case 'applySnapshotChunk':
-        return { case: 'applySnapshotChunk', value: this.applySnapshotChunk(request as Parameters<CometApplication['applySnapshotChunk']>[0]) };
+        return { case: 'applySnapshotChunk', value: await this.applySnapshotChunk(request as Parameters<CometApplication['applySnapshotChunk']>[0]) };
       default:
         throw new AbciAppError(`unknown ABCI request ${String(kind)}`);
     }
@@ -206,20 +206,25 @@ export class CometApplication {
     return ResponseOfferSnapshot_Result.ACCEPT;
   }
 
-  /** ApplySnapshotChunk: each chunk checked against its hash and written; after the last the state is verified against the trusted app hash. */
-  private applySnapshotChunk(req: { index: number; chunk: Uint8Array; sender: string }) {
+  /**
+   * ApplySnapshotChunk: each chunk checked against its hash and written; after the last the state
+   * is verified against the trusted app hash. The hashing, the writing and the verification run on
+   * the native block lane, so the event loop (the other ABCI connections, health, every reader) is
+   * not held meanwhile; the snapshot connection's requests are answered one at a time, in order
+   * (./abci-server.ts), so the next chunk comes after this one's answer.
+   */
+  private async applySnapshotChunk(req: { index: number; chunk: Uint8Array; sender: string }) {
     const r = this.restoring;
     if (!r) return { result: ResponseApplySnapshotChunk_Result.ABORT, refetchChunks: [], rejectSenders: [] };
     if (req.index !== r.next || req.index >= r.hashes.length) return { result: ResponseApplySnapshotChunk_Result.RETRY_SNAPSHOT, refetchChunks: [], rejectSenders: [] };
-    if (!chunkHash(req.chunk).equals(r.hashes[req.index]!)) {
-      this.log.warn({ index: req.index, sender: req.sender }, 'state sync chunk does not match its hash; fetched again from another peer');
-      return { result: ResponseApplySnapshotChunk_Result.RETRY, refetchChunks: [req.index], rejectSenders: req.sender ? [req.sender] : [] };
-    }
     try {
-      this.opts.chain.restoreChunk(Buffer.from(req.chunk.buffer, req.chunk.byteOffset, req.chunk.byteLength));
+      if (!(await this.opts.chain.restoreChunk(Buffer.from(req.chunk.buffer, req.chunk.byteOffset, req.chunk.byteLength), r.hashes[req.index]!))) {
+        this.log.warn({ index: req.index, sender: req.sender }, 'state sync chunk does not match its hash; fetched again from another peer');
+        return { result: ResponseApplySnapshotChunk_Result.RETRY, refetchChunks: [req.index], rejectSenders: req.sender ? [req.sender] : [] };
+      }
       r.next += 1;
       if (r.next < r.hashes.length) return { result: ResponseApplySnapshotChunk_Result.ACCEPT, refetchChunks: [], rejectSenders: [] };
-      this.opts.chain.restoreFinish(r.height, r.appHash);
+      await this.opts.chain.restoreFinish(r.height, r.appHash);
     } catch (err) {
       this.restoring = null;
       this.log.warn({ err, height: r.height }, 'state sync snapshot refused; CometBFT tries another');

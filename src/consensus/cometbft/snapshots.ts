@@ -3,8 +3,11 @@
 // native store, crates/svc-store/src/snapshot.rs) is taken every `interval` blocks after Commit,
 // from the RocksDB view pinned at that block, on a worker thread: the block path never waits for
 // it. Each lies in <dir>/<height>/ as chunk-0, chunk-1 ... and meta.json; the newest `keep` are
-// kept. The snapshot's hash is keccak256 of its chunks' hashes, which its metadata lists.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// kept. The snapshot's hash is keccak256 of its chunks' hashes, which its metadata lists. Chunks
+// are read for peers, and finished or pruned snapshots moved and removed, with asynchronous file
+// calls: the event loop does not wait on the disk.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { keccak256 } from 'viem';
 import type { Logger } from 'pino';
@@ -46,6 +49,7 @@ export function snapshotHash(chunkHashes: Buffer[]): Buffer {
   return Buffer.from(keccak256(Buffer.concat(chunkHashes), 'bytes'));
 }
 
+/** keccak256 of a chunk, as its snapshot's metadata lists it (a restore checks it natively, on the block lane). */
 export function chunkHash(chunk: Uint8Array): Buffer {
   return Buffer.from(keccak256(chunk, 'bytes'));
 }
@@ -98,7 +102,7 @@ export class SnapshotStore {
     rmSync(tmp, { recursive: true, force: true });
     this.chain
       .writeSnapshot(height, tmp, SNAPSHOT_CHUNK_BYTES)
-      .then((written) => {
+      .then(async (written) => {
         const meta: Meta = {
           height,
           format: SNAPSHOT_FORMAT,
@@ -106,16 +110,17 @@ export class SnapshotStore {
           root: `0x${written.root.toString('hex')}`,
           chunkHashes: written.chunkHashes.map((h) => `0x${h.toString('hex')}`),
         };
-        writeFileSync(path.join(tmp, 'meta.json'), JSON.stringify(meta));
+        await writeFile(path.join(tmp, 'meta.json'), JSON.stringify(meta));
         const final = path.join(this.settings.dir, String(height));
-        rmSync(final, { recursive: true, force: true });
-        renameSync(tmp, final);
-        this.entries = this.entries.filter((e) => e.height !== height).concat(entry(meta));
+        this.entries = this.entries.filter((e) => e.height !== height);
+        await rm(final, { recursive: true, force: true });
+        await rename(tmp, final);
+        this.entries = this.entries.concat(entry(meta));
         this.prune();
         this.log.info({ height, chunks: meta.chunkHashes.length, ms: Math.round(performance.now() - started) }, 'state sync snapshot written');
       })
-      .catch((err: unknown) => {
-        rmSync(tmp, { recursive: true, force: true });
+      .catch(async (err: unknown) => {
+        await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
         this.log.warn({ err, height }, 'state sync snapshot failed');
       })
       .finally(() => {
@@ -123,10 +128,12 @@ export class SnapshotStore {
       });
   }
 
+  /** Drops the oldest beyond `keep`: unlisted at once (no chunk of it is served), its files removed in the background. */
   private prune(): void {
     while (this.entries.length > Math.max(1, this.settings.keep)) {
       const old = this.entries.shift()!;
-      rmSync(path.join(this.settings.dir, String(old.height)), { recursive: true, force: true });
+      const dir = path.join(this.settings.dir, String(old.height));
+      rm(dir, { recursive: true, force: true }).catch((err: unknown) => this.log.warn({ err, dir }, 'state sync snapshot not removed'));
     }
   }
 
@@ -135,10 +142,10 @@ export class SnapshotStore {
   }
 
   /** Chunk `index` of the snapshot at `height` (empty when it is not held: CometBFT asks another peer). */
-  loadChunk(height: number, format: number, index: number): Buffer {
+  async loadChunk(height: number, format: number, index: number): Promise<Buffer> {
     if (format !== SNAPSHOT_FORMAT || !this.entries.some((e) => e.height === height && index < e.chunks)) return Buffer.alloc(0);
     try {
-      return readFileSync(path.join(this.settings.dir, String(height), `chunk-${index}`));
+      return await readFile(path.join(this.settings.dir, String(height), `chunk-${index}`));
     } catch {
       return Buffer.alloc(0);
     }

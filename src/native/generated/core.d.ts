@@ -182,13 +182,18 @@ export declare class Chain {
   writeSnapshot(height: number, dir: string, chunkBytes: number): Promise<SnapshotWritten>
   /** Starts restoring a snapshot: the data dir must hold nothing beyond genesis. */
   restoreBegin(): void
-  /** Writes one (hash-checked) chunk of the snapshot being restored. */
-  restoreChunk(chunk: Buffer): void
+  /**
+   * Writes one chunk of the snapshot being restored on the block lane: resolves false, writing
+   * nothing, when the chunk does not hash to `hash` (the keccak256 the snapshot's metadata lists
+   * for it), else true once its records are written (parsed, trie nodes and code checked by
+   * their hash; a bad record rejects). Await each before the next: chunks are written in order.
+   */
+  restoreChunk(chunk: Buffer, hash: Buffer): Promise<boolean>
   /**
    * Verifies the restored state against `root` (the trusted app hash of block `height`) and
-   * makes that block the head; an error names what does not verify.
+   * makes that block the head, on the block lane; rejects with what does not verify.
    */
-  restoreFinish(height: number, root: Buffer): void
+  restoreFinish(height: number, root: Buffer): Promise<void>
   /** The first block whose state this node holds (the snapshot height it joined at by state sync; 0 otherwise). */
   stateFrom(): number
 }
