@@ -11,10 +11,11 @@ use revm::context_interface::either::Either;
 use revm::context_interface::transaction::{RecoveredAuthority, RecoveredAuthorization};
 use revm::database::states::bundle_state::BundleRetention;
 use revm::database::{OriginalValuesKnown, State};
-use revm::handler::{ExecuteCommitEvm, MainBuilder, MainContext};
+use revm::handler::{MainBuilder, MainContext};
 use revm::primitives::eip4844::BLOB_BASE_FEE_UPDATE_FRACTION_PRAGUE;
 use revm::primitives::hardfork::SpecId;
-use revm::{Database, DatabaseCommit, InspectCommitEvm};
+use revm::interpreter::{CallInputs, CallOutcome, CreateInputs, CreateOutcome};
+use revm::{Database, DatabaseCommit, InspectCommitEvm, Inspector};
 use svc_primitives::gas::MAX_INITCODE_SIZE;
 use svc_primitives::{
     header_hash, header_time_ms, logs_bloom, recover_authority, mix_hash_with_millis, next_base_fee, receipts_root, transactions_root, prague_header,
@@ -238,17 +239,56 @@ pub(crate) fn recovered_authorizations(list: &[SignedAuthorization]) -> Vec<Eith
 pub struct FinalizedBlock {
     pub(crate) commit: BlockCommit,
     pub produced: ProducedBlock,
+    /// Whether an EVM transaction of the block did something a call tracer lists as an internal
+    /// transaction (see `InternalCallProbe`); when not, the block has none, known without
+    /// re-executing it.
+    pub(crate) internal_calls: bool,
 }
 
-/// Execute `req` on the head of `store` and commit the sealed block.
-pub(crate) fn produce_block(store: &Store, chain_id: u64, req: BlockRequest) -> Result<ProducedBlock, ChainError> {
-    commit_block(store, finalize_block(store, chain_id, req)?)
+/// Watches a block's EVM transactions, as they run, for what the explorer's internal transactions
+/// are made of (`debug_trace::internal_transactions`): below a transaction's top frame, a call that
+/// carries value, a contract created, or a self-destruct at any depth. The block path's executor runs
+/// every transaction with it, so that a block with none of them (most blocks) need not be
+/// re-executed with a call tracer to learn it has no internal transactions. Its answer errs only
+/// towards re-executing: a call with an apparent (delegated) value counts too.
+#[derive(Debug, Default)]
+pub(crate) struct InternalCallProbe {
+    /// The transaction's top frame has started: every later call or create is an inner one.
+    entered: bool,
+    pub(crate) seen: bool,
+}
+
+impl InternalCallProbe {
+    /// Called before each transaction.
+    fn next_transaction(&mut self) {
+        self.entered = false;
+    }
+}
+
+impl<CTX: ContextTr> Inspector<CTX> for InternalCallProbe {
+    fn call(&mut self, _context: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
+        if std::mem::replace(&mut self.entered, true) && !inputs.value.get().is_zero() {
+            self.seen = true;
+        }
+        None
+    }
+
+    fn create(&mut self, _context: &mut CTX, _inputs: &mut CreateInputs) -> Option<CreateOutcome> {
+        if std::mem::replace(&mut self.entered, true) {
+            self.seen = true;
+        }
+        None
+    }
+
+    fn selfdestruct(&mut self, _contract: Address, _target: Address, _value: U256) {
+        self.seen = true;
+    }
 }
 
 /// Writes a finalized block in one batch; refused when the head moved since it was executed.
 pub(crate) fn commit_block(store: &Store, finalized: FinalizedBlock) -> Result<ProducedBlock, ChainError> {
     let started = Instant::now();
-    let FinalizedBlock { commit, mut produced } = finalized;
+    let FinalizedBlock { commit, mut produced, .. } = finalized;
     store.commit(commit)?;
     produced.timings.commit = started.elapsed();
     Ok(produced)
@@ -309,13 +349,13 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
     let mut system_txs = 0u32;
     let check = req.dormancy.as_ref().map(|d| DormancyCheck::new(&view, d));
     let guard = DormancyGuard { check: check.as_ref() };
-    let guarded = check.is_some();
+    let internal_calls;
     {
         let mut evm = Context::mainnet()
             .with_db(&mut state)
             .with_block(block_env(&header))
             .with_cfg(cfg_env(chain_id))
-            .build_mainnet_with_inspector(guard);
+            .build_mainnet_with_inspector((InternalCallProbe::default(), guard));
         let mut system: std::collections::HashMap<usize, SystemOutcome> = req.system.into_iter().collect();
         for (index, (raw, sender)) in req.txs.iter().zip(&req.senders).enumerate() {
             let tx = match SignedTransaction::decode(raw) {
@@ -380,7 +420,8 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
                 }
                 before_evm = Some(accounts);
             }
-            let result = if guarded { evm.inspect_tx_commit(tx_env(&tx, *sender)) } else { evm.transact_commit(tx_env(&tx, *sender)) };
+            evm.inspector.0.next_transaction();
+            let result = evm.inspect_tx_commit(tx_env(&tx, *sender));
             let result = match result {
                 Ok(result) => result,
                 Err(EVMError::Transaction(e)) => {
@@ -397,6 +438,7 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
             body.senders.push(*sender);
             included_txs.push(tx);
         }
+        internal_calls = evm.inspector.0.seen;
     }
     if let Some(failure) = check.as_ref().and_then(|c| c.failure.borrow_mut().take()) {
         return Err(ChainError::Evm(format!("reading dormancy records: {failure}")));
@@ -470,6 +512,7 @@ pub(crate) fn finalize_block(store: &Store, chain_id: u64, req: BlockRequest) ->
             deferred,
             timings: BlockTimings { execute: executed - started, state_root: rooted - executed, commit: Duration::ZERO },
         },
+        internal_calls,
     })
 }
 

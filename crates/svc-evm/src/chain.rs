@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use svc_primitives::TrieAccount;
 use svc_store::{ReadView, StateAt, Store, StoredBlock};
 
-use crate::block::{commit_block, finalize_block, produce_block, BlockRequest, FinalizedBlock, ProducedBlock};
+use crate::block::{commit_block, finalize_block, BlockRequest, FinalizedBlock, ProducedBlock};
 use crate::call::{self, AccessListOutcome, CallOutcome, CallOverrides, CallRequest, EstimateOutcome};
 use crate::errors::ChainError;
 use crate::genesis::{build_genesis, GenesisSpec};
@@ -70,6 +70,34 @@ pub struct Chain {
     /// Called while a stored block's index is being built, before the lock is taken (tests
     /// hold the build here to show that blocks are not held with it).
     index_build_hook: parking_lot::RwLock<Option<Box<dyn Fn(u64) + Send + Sync>>>,
+    /// Blocks this process committed whose transactions made no internal transaction (see
+    /// `InternalCallProbe`), by number with their hash: the explorer's indexer learns that they
+    /// have none without re-executing them with a call tracer.
+    quiet_blocks: Mutex<QuietBlocks>,
+    /// Blocks re-executed with a call tracer for their internal transactions, counted for tests.
+    internal_traces: std::sync::atomic::AtomicU64,
+}
+
+/// The newest `QUIET_BLOCKS_KEPT` blocks known to hold no internal transaction.
+#[derive(Default)]
+struct QuietBlocks {
+    by_number: std::collections::HashMap<u64, B256>,
+    order: std::collections::VecDeque<u64>,
+}
+
+/// About a day of one-second blocks; a block older than these is re-executed as before.
+const QUIET_BLOCKS_KEPT: usize = 1 << 17;
+
+impl QuietBlocks {
+    fn note(&mut self, number: u64, hash: B256) {
+        if self.by_number.insert(number, hash).is_none() {
+            self.order.push_back(number);
+        }
+        while self.order.len() > QUIET_BLOCKS_KEPT {
+            let oldest = self.order.pop_front().expect("longer than the limit");
+            self.by_number.remove(&oldest);
+        }
+    }
 }
 
 impl Chain {
@@ -109,6 +137,8 @@ impl Chain {
             dormancy_prefix: parking_lot::RwLock::new(None),
             explorer_edits: std::sync::atomic::AtomicU64::new(0),
             index_build_hook: parking_lot::RwLock::new(None),
+            quiet_blocks: Mutex::new(QuietBlocks::default()),
+            internal_traces: std::sync::atomic::AtomicU64::new(0),
         };
         // A new database indexes its genesis block; an older one is brought up to date by index_stored_block.
         chain.index_stored_block(0)?;
@@ -219,7 +249,19 @@ impl Chain {
     /// Execute, seal and commit the next block.
     pub fn produce_block(&self, req: BlockRequest) -> Result<ProducedBlock, ChainError> {
         let _guard = self.producing.lock();
-        produce_block(&self.store, self.chain_id, req)
+        let finalized = finalize_block(&self.store, self.chain_id, req)?;
+        self.commit_finalized(finalized)
+    }
+
+    /// Writes `finalized` and notes whether it made internal transactions.
+    fn commit_finalized(&self, finalized: FinalizedBlock) -> Result<ProducedBlock, ChainError> {
+        let block = &finalized.produced.block;
+        let quiet = (!finalized.internal_calls).then_some((block.header.number, block.hash));
+        let produced = commit_block(&self.store, finalized)?;
+        if let Some((number, hash)) = quiet {
+            self.quiet_blocks.lock().note(number, hash);
+        }
+        Ok(produced)
     }
 
     /// Execute and seal the next block without writing it (ABCI's FinalizeBlock): the result
@@ -245,7 +287,7 @@ impl Chain {
         }
         let finalized = slot.take().expect("checked above");
         drop(slot);
-        commit_block(&self.store, finalized)
+        self.commit_finalized(finalized)
     }
 
     /// The devnet's `evm_revert`: rewinds the database (state, blocks, indexes, module records) to
@@ -403,7 +445,22 @@ impl Chain {
 
     /// The value transfers and creations inside block `number`'s transactions, from its call traces.
     pub fn internal_transactions(&self, number: u64) -> Result<Vec<crate::debug_trace::InternalTx>, crate::debug_trace::TraceError> {
+        let quiet = self.quiet_blocks.lock().by_number.get(&number).copied();
+        if let Some(hash) = quiet {
+            // The same block is still stored at that height (a devnet rewind may have replaced it).
+            if self.store.view().block_hash(number)? == Some(hash) {
+                return Ok(Vec::new());
+            }
+        }
+        self.internal_traces.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         crate::debug_trace::internal_transactions(&self.store, self.chain_id, number, self.config.max_response_bytes)
+    }
+
+    /// How many blocks `internal_transactions` re-executed with a call tracer (tests show with it
+    /// which blocks were answered without).
+    #[doc(hidden)]
+    pub fn internal_transaction_traces(&self) -> u64 {
+        self.internal_traces.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The value transfers and creations inside the transaction at `index` of block `number`.

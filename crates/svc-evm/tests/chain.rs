@@ -574,3 +574,48 @@ fn rewind_to_a_pinned_view_restores_state_blocks_and_the_head() {
     let reopened = open(dir.path(), &genesis(&keys));
     assert_eq!(reopened.head().unwrap().hash, again.block.hash);
 }
+
+/// A block whose transactions made no internal transaction is answered without re-executing it;
+/// one that did is re-executed, and both answers agree with each transaction's traced operations.
+#[test]
+fn blocks_without_internal_transactions_are_known_without_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys: Vec<Key> = (0..2).map(Key::new).collect();
+    let payee = Address::new([0x0e; 20]);
+    let forwarder = Address::new([0xf0; 20]);
+    let factory = Address::new([0xfa; 20]);
+    let mut spec = genesis(&keys);
+    // CALL(gas, payee, CALLVALUE, 0, 0, 0, 0): forwards the value it is sent to the payee.
+    let mut forward = vec![0x60, 0x00, 0x60, 0x00, 0x60, 0x00, 0x60, 0x00, 0x34, 0x73];
+    forward.extend_from_slice(payee.as_slice());
+    forward.extend_from_slice(&[0x5a, 0xf1, 0x00]);
+    spec.alloc.push(svc_evm::GenesisAccount { address: forwarder, code: Some(forward.into()), ..Default::default() });
+    // CREATE(0, 0, 0): makes an empty contract.
+    spec.alloc.push(svc_evm::GenesisAccount { address: factory, code: Some(vec![0x60, 0x00, 0x60, 0x00, 0x60, 0x00, 0xf0, 0x00].into()), ..Default::default() });
+    let chain = open(dir.path(), &spec);
+    let sender = &keys[0];
+    let cases: [(Option<Address>, u128, bool); 5] = [
+        (Some(keys[1].address), 7, false), // a plain transfer
+        (Some(forwarder), 0, false),       // an inner call that moves no value
+        (Some(forwarder), 5, true),        // an inner call that moves 5 wei
+        (Some(factory), 0, true),          // a contract created by a contract
+        (None, 0, false),                  // a contract created by the transaction itself
+    ];
+    for (nonce, (to, value, internal)) in cases.into_iter().enumerate() {
+        let tx = sender.tx1559(nonce as u64, to, value, vec![], 200_000);
+        let block = chain.produce_block(request(&chain, vec![tx], vec![sender.address])).unwrap();
+        assert_eq!(block.included.len(), 1);
+        let number = block.block.header.number;
+        let traced = chain.internal_operations(number, 0).unwrap();
+        let before = chain.internal_transaction_traces();
+        let answered = chain.internal_transactions(number).unwrap();
+        assert_eq!(answered, traced, "block {number}: the answer agrees with the traced transaction");
+        assert_eq!(!answered.is_empty(), internal, "block {number}");
+        assert_eq!(chain.internal_transaction_traces() - before, u64::from(internal), "block {number}: re-executed only when it holds internal transactions");
+    }
+    // A reopened node has not seen the blocks made: it re-executes them and gives the same answer.
+    drop(chain);
+    let chain = open(dir.path(), &spec);
+    assert!(chain.internal_transactions(1).unwrap().is_empty());
+    assert_eq!(chain.internal_transaction_traces(), 1);
+}
